@@ -1,0 +1,44 @@
+//! What every limiter answers: the five fields of the reply, as plain data.
+
+/// The outcome of one limiter call, exactly the five reply fields of the
+/// contract. Durations are whole milliseconds, rounded up.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Decision {
+    /// The request conforms (and, unless it was a PEEK or COST 0, was consumed).
+    pub allowed: bool,
+    /// The largest cost admitted at once from idle (burst / capacity / limit).
+    pub limit: u64,
+    /// The largest cost that could be admitted right now, after this call.
+    pub remaining: u64,
+    /// 0 if allowed; else the least whole ms until the same request would be
+    /// allowed; -1 if it never can be (cost > limit).
+    pub retry_after_ms: i64,
+    /// Whole ms until the limiter is full again (remaining == limit); 0 if full.
+    pub reset_after_ms: u64,
+}
+
+/// A decision plus the state to store, if the call consumed anything.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Outcome<S> {
+    pub decision: Decision,
+    /// `Some` exactly when the request was allowed with a cost above zero: the
+    /// new state, and the absolute time (ms since the epoch) at which the
+    /// limiter is full again, which is when the key may expire. A PEEK call
+    /// computes the same outcome and simply does not store it.
+    pub write: Option<Write<S>>,
+}
+
+/// A state to store and the key's absolute expiry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Write<S> {
+    pub state: S,
+    pub expire_at_ms: u64,
+}
+
+/// An argument combination the core cannot represent. `arg` is the argument
+/// to name in the error reply.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ParamError {
+    pub arg: &'static str,
+    pub reason: &'static str,
+}

@@ -1,0 +1,283 @@
+//! GCRA, the generic cell rate algorithm ("virtual scheduling").
+//!
+//! Terms, as in ATM traffic shaping and in governor / redis-cell:
+//! - `T`, the *emission interval*: the time one unit of cost "uses up",
+//!   `period / limit`, rounded up to whole microseconds.
+//! - `tau + T`, here `span = burst * T`: how far ahead of `now` the schedule
+//!   may run. A limiter whose schedule is `span` ahead is drained; one whose
+//!   schedule is not ahead at all is full (idle).
+//! - `TAT`, the *theoretical arrival time*: the one `u64` of state. It is the
+//!   time at which the limiter is full again.
+//!
+//! A request of cost `n` conforms when `max(TAT, now) + n*T - now <= span`;
+//! if so the new TAT is `max(TAT, now) + n*T`. Everything else (remaining,
+//! retry-after, reset-after) is exact integer arithmetic on that backlog.
+
+use super::decision::{Decision, Outcome, ParamError, Write};
+use super::time::{ceil_ms, unit_interval_us, MAX_SPAN_US};
+
+/// A validated schedule: `burst` units refill one per `interval_us`.
+/// GCRA and the token bucket are both such schedules; they differ in how
+/// users describe them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Schedule {
+    interval_us: u64,
+    burst: u64,
+    span_us: u64,
+}
+
+impl Schedule {
+    /// `burst` units, one every `interval_us`. `None` if the span (the time
+    /// from drained to full) would exceed [`MAX_SPAN_US`].
+    pub fn new(interval_us: u64, burst: u64) -> Option<Self> {
+        let span_us = interval_us.checked_mul(burst)?;
+        (interval_us > 0 && burst > 0 && span_us <= MAX_SPAN_US).then_some(Self {
+            interval_us,
+            burst,
+            span_us,
+        })
+    }
+
+    pub fn interval_us(&self) -> u64 {
+        self.interval_us
+    }
+
+    pub fn burst(&self) -> u64 {
+        self.burst
+    }
+
+    /// The time from drained to full.
+    pub fn span_us(&self) -> u64 {
+        self.span_us
+    }
+
+    /// Decide a request of `cost` units at `now`, given the stored time at
+    /// which the limiter is full again (`None` for a missing key).
+    pub fn check(&self, full_at: Option<u64>, now: u64, cost: u64) -> Outcome<u64> {
+        let (t, span) = (self.interval_us, self.span_us);
+        // The backlog: how far the schedule runs ahead of now. A stored time
+        // in the past is an idle limiter; one further ahead than the span can
+        // only come from a backward clock jump or tightened parameters, and
+        // is read as drained, never as idle.
+        let backlog = match full_at {
+            Some(tat) => tat.saturating_sub(now).min(span),
+            None => 0,
+        };
+        let remaining_at = |backlog: u64| (span - backlog) / t;
+
+        if cost > self.burst {
+            return Outcome {
+                decision: Decision {
+                    allowed: false,
+                    limit: self.burst,
+                    remaining: remaining_at(backlog),
+                    retry_after_ms: -1,
+                    reset_after_ms: ceil_ms(backlog),
+                },
+                write: None,
+            };
+        }
+        // cost <= burst, so need <= span <= MAX_SPAN_US: no overflow.
+        let need = cost * t;
+        let after = backlog + need;
+        if after <= span {
+            let write = (cost > 0).then(|| {
+                let state = now.saturating_add(after);
+                Write { state, expire_at_ms: ceil_ms(state) }
+            });
+            Outcome {
+                decision: Decision {
+                    allowed: true,
+                    limit: self.burst,
+                    remaining: remaining_at(after),
+                    retry_after_ms: 0,
+                    reset_after_ms: ceil_ms(after),
+                },
+                write,
+            }
+        } else {
+            Outcome {
+                decision: Decision {
+                    allowed: false,
+                    limit: self.burst,
+                    remaining: remaining_at(backlog),
+                    // after - span <= span <= MAX_SPAN_US: fits i64.
+                    retry_after_ms: ceil_ms(after - span) as i64,
+                    reset_after_ms: ceil_ms(backlog),
+                },
+                write: None,
+            }
+        }
+    }
+}
+
+/// `RL.GCRA key limit period_ms [BURST n]`: `limit` per `period_ms`, with up
+/// to `burst` (default `limit`) admitted back to back from idle.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Gcra {
+    schedule: Schedule,
+}
+
+/// The stored state of a GCRA key: the theoretical arrival time, µs since the epoch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GcraState {
+    pub tat_us: u64,
+}
+
+impl Gcra {
+    /// Arguments must already be in their ranges (`limit`, `burst` in
+    /// 1..=2^32-1, `period_ms` in 1..=10^12); this checks that they combine
+    /// into a representable schedule.
+    pub fn new(limit: u64, period_ms: u64, burst: u64) -> Result<Self, ParamError> {
+        let interval = unit_interval_us(period_ms, limit);
+        Schedule::new(interval, burst)
+            .map(|schedule| Self { schedule })
+            .ok_or(ParamError {
+                arg: "BURST",
+                reason: "BURST * period_ms / limit exceeds 10^15 ms",
+            })
+    }
+
+    pub fn schedule(&self) -> &Schedule {
+        &self.schedule
+    }
+
+    pub fn check(&self, state: Option<GcraState>, now_us: u64, cost: u64) -> Outcome<GcraState> {
+        let o = self.schedule.check(state.map(|s| s.tat_us), now_us, cost);
+        Outcome {
+            decision: o.decision,
+            write: o.write.map(|w| Write {
+                state: GcraState { tat_us: w.state },
+                expire_at_ms: w.expire_at_ms,
+            }),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MS: u64 = 1_000;
+    /// An arbitrary, realistic epoch time (2027-01-15) on a second boundary.
+    const T0: u64 = 1_800_000_000_000 * MS;
+
+    /// One request of a table: (at ms after T0, cost, allowed, remaining, retry_after_ms, reset_after_ms).
+    type Row = (u64, u64, bool, u64, i64, u64);
+
+    fn run(g: &Gcra, rows: &[Row]) {
+        let mut state = None;
+        for (i, &(at, cost, allowed, remaining, retry, reset)) in rows.iter().enumerate() {
+            let o = g.check(state, T0 + at * MS, cost);
+            let d = o.decision;
+            assert_eq!(
+                (d.allowed, d.remaining, d.retry_after_ms, d.reset_after_ms),
+                (allowed, remaining, retry, reset),
+                "row {i}: {:?}",
+                rows[i]
+            );
+            assert_eq!(o.write.is_some(), allowed && cost > 0, "row {i} write");
+            if let Some(w) = o.write {
+                state = Some(w.state);
+            }
+        }
+    }
+
+    #[test]
+    fn ten_per_second_with_burst_six() {
+        let g = Gcra::new(10, 1000, 6).unwrap();
+        run(
+            &g,
+            &[
+                (0, 1, true, 5, 0, 100),
+                (0, 1, true, 4, 0, 200),
+                (0, 1, true, 3, 0, 300),
+                (0, 1, true, 2, 0, 400),
+                (0, 1, true, 1, 0, 500),
+                (0, 1, true, 0, 0, 600),
+                // The seventh waits one emission interval.
+                (0, 1, false, 0, 100, 600),
+                // At 250 ms, 2.5 intervals have drained: one passes.
+                (250, 1, true, 1, 0, 450),
+            ],
+        );
+    }
+
+    #[test]
+    fn burst_defaults_to_limit_and_refills_at_the_rate() {
+        let g = Gcra::new(5, 1000, 5).unwrap();
+        run(
+            &g,
+            &[
+                (0, 5, true, 0, 0, 1000),
+                (0, 1, false, 0, 200, 1000),
+                (199, 1, false, 0, 1, 801),
+                (200, 1, true, 0, 0, 1000),
+                (1200, 0, true, 5, 0, 0),
+            ],
+        );
+    }
+
+    #[test]
+    fn cost_above_burst_can_never_be_allowed() {
+        let g = Gcra::new(10, 1000, 10).unwrap();
+        run(&g, &[(0, 11, false, 10, -1, 0), (0, 3, true, 7, 0, 300), (0, 11, false, 7, -1, 300)]);
+    }
+
+    #[test]
+    fn cost_zero_reads_without_writing() {
+        let g = Gcra::new(10, 1000, 10).unwrap();
+        run(&g, &[(0, 0, true, 10, 0, 0), (0, 4, true, 6, 0, 400), (100, 0, true, 7, 0, 300)]);
+    }
+
+    #[test]
+    fn a_denied_request_reports_the_state_as_it_is() {
+        let g = Gcra::new(4, 400, 4).unwrap();
+        // Interval 100 ms; cost 3 after 2 consumed needs 100 ms more.
+        run(&g, &[(0, 2, true, 2, 0, 200), (0, 3, false, 2, 100, 200), (100, 3, true, 0, 0, 400)]);
+    }
+
+    #[test]
+    fn state_far_in_the_future_reads_as_drained_not_idle() {
+        let g = Gcra::new(10, 1000, 10).unwrap();
+        let now = T0;
+        // A TAT a day ahead (the clock jumped back a day).
+        let o = g.check(Some(GcraState { tat_us: now + 86_400_000 * MS }), now, 1);
+        assert_eq!(
+            o.decision,
+            Decision { allowed: false, limit: 10, remaining: 0, retry_after_ms: 100, reset_after_ms: 1000 }
+        );
+        assert_eq!(o.write, None);
+    }
+
+    #[test]
+    fn a_state_in_the_past_is_idle() {
+        let g = Gcra::new(10, 1000, 10).unwrap();
+        let o = g.check(Some(GcraState { tat_us: T0 - 86_400_000 * MS }), T0, 1);
+        assert_eq!(o.decision.remaining, 9);
+        assert_eq!(o.write.unwrap().state.tat_us, T0 + 100 * MS);
+    }
+
+    #[test]
+    fn expiry_is_the_full_time_rounded_up_to_a_millisecond() {
+        let g = Gcra::new(3, 1000, 3).unwrap(); // 333_334 µs per unit
+        let o = g.check(None, T0, 1);
+        let w = o.write.unwrap();
+        assert_eq!(w.state.tat_us, T0 + 333_334);
+        assert_eq!(w.expire_at_ms, (T0 + 333_334).div_ceil(MS));
+        assert_eq!(o.decision.reset_after_ms, 334);
+    }
+
+    #[test]
+    fn rate_faster_than_a_microsecond_is_clamped_to_one_unit_per_microsecond() {
+        let g = Gcra::new(u32::MAX as u64, 1, u32::MAX as u64).unwrap();
+        assert_eq!(g.schedule().interval_us(), 1);
+    }
+
+    #[test]
+    fn a_burst_that_would_take_too_long_to_refill_is_rejected() {
+        let e = Gcra::new(1, 1_000_000_000_000, u32::MAX as u64).unwrap_err();
+        assert_eq!(e.arg, "BURST");
+        assert!(Gcra::new(1, 1_000_000_000_000, 1000).is_ok());
+    }
+}

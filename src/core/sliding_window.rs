@@ -1,0 +1,277 @@
+//! Sliding window counter.
+//!
+//! Time is cut into fixed windows of `window_ms`, aligned to multiples of
+//! `window_ms` since the Unix epoch, so that every key and every node agree
+//! on them. The state is the start of the current window and two counts: the
+//! current window's and the previous window's. The number of requests in the
+//! trailing `window_ms` is estimated as
+//!
+//! ```text
+//! estimate = prev * (W - elapsed) / W + cur
+//! ```
+//!
+//! where `elapsed` is how far `now` is into the current window. A request of
+//! cost `n` is allowed when `estimate + n <= limit`. All comparisons are done
+//! on `estimate * W` in `u128`, so they are exact: no float, no rounding.
+//!
+//! With no traffic the estimate only falls, and it is continuous across window
+//! boundaries (at the boundary `cur` becomes `prev` with full weight), so
+//! retry-after and reset-after are exact solutions of one linear inequality.
+
+use super::decision::{Decision, Outcome, Write};
+use super::time::{ceil_ms, US_PER_MS};
+
+/// `RL.SLIDE key limit window_ms`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SlidingWindow {
+    limit: u64,
+    window_ms: u64,
+}
+
+/// The stored state of a sliding-window key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SlidingWindowState {
+    /// Start of the window `cur` counts, ms since the epoch.
+    pub window_start_ms: u64,
+    /// Cost admitted in that window.
+    pub cur: u32,
+    /// Cost admitted in the window before it.
+    pub prev: u32,
+}
+
+impl SlidingWindow {
+    /// Arguments must be in range: `limit` in 1..=2^32-1, `window_ms` in
+    /// 1..=10^12. Every such combination is representable.
+    pub fn new(limit: u64, window_ms: u64) -> Self {
+        debug_assert!(limit >= 1 && limit <= u32::MAX as u64);
+        debug_assert!(window_ms >= 1);
+        Self { limit, window_ms }
+    }
+
+    pub fn limit(&self) -> u64 {
+        self.limit
+    }
+
+    pub fn check(&self, state: Option<SlidingWindowState>, now_us: u64, cost: u64) -> Outcome<SlidingWindowState> {
+        let w = self.window_ms * US_PER_MS; // <= 10^15
+        let elapsed = now_us % w;
+        let start = now_us - elapsed;
+        let start_ms = start / US_PER_MS;
+        let limit = self.limit;
+
+        // The counts as seen from the current window.
+        let (cur, prev) = match state {
+            None => (0, 0),
+            Some(s) if s.window_start_ms == start_ms => (s.cur as u64, s.prev as u64),
+            Some(s) if s.window_start_ms.checked_add(self.window_ms) == Some(start_ms) => (0, s.cur as u64),
+            // Older than the previous window: nothing counts any more.
+            Some(s) if s.window_start_ms < start_ms => (0, 0),
+            // A window that starts after now's (the clock went back) or that
+            // is not aligned to this window size (window_ms changed): drained,
+            // never idle.
+            Some(_) => (limit, 0),
+        };
+
+        let (w, limit128, elapsed) = (w as u128, limit as u128, elapsed as u128);
+        // estimate * W, exactly.
+        let scaled = |cur: u64| prev as u128 * (w - elapsed) + cur as u128 * w;
+        let remaining = |cur: u64| (limit128 * w).saturating_sub(scaled(cur)) / w;
+        // Time until the estimate reaches 0: the end of the previous window's
+        // weight, or the end of the next window if the current one counts.
+        let reset_us = |cur: u64| -> u64 {
+            let to_end = (w - elapsed) as u64;
+            if cur > 0 {
+                to_end + w as u64
+            } else if prev > 0 {
+                to_end
+            } else {
+                0
+            }
+        };
+
+        if cost > limit {
+            return Outcome {
+                decision: Decision {
+                    allowed: false,
+                    limit,
+                    remaining: remaining(cur) as u64,
+                    retry_after_ms: -1,
+                    reset_after_ms: ceil_ms(reset_us(cur)),
+                },
+                write: None,
+            };
+        }
+
+        if scaled(cur + cost) <= limit128 * w {
+            let after = cur + cost; // <= limit <= u32::MAX
+            let write = (cost > 0).then(|| Write {
+                state: SlidingWindowState {
+                    window_start_ms: start_ms,
+                    cur: after as u32,
+                    prev: prev as u32,
+                },
+                expire_at_ms: start_ms + 2 * self.window_ms,
+            });
+            return Outcome {
+                decision: Decision {
+                    allowed: true,
+                    limit,
+                    remaining: remaining(after) as u64,
+                    retry_after_ms: 0,
+                    reset_after_ms: ceil_ms(reset_us(after)),
+                },
+                write,
+            };
+        }
+
+        // Denied: solve for the earliest time the request fits.
+        let cost128 = cost as u128;
+        let cur128 = cur as u128;
+        let wait_us: u128 = if cur128 + cost128 <= limit128 {
+            // Fits within this window once prev's weight has fallen enough:
+            // prev * (W - e) <= (limit - cur - cost) * W. Denied means prev > 0.
+            let slack = limit128 - cur128 - cost128;
+            let e_needed = w - (slack * w) / prev as u128;
+            e_needed - elapsed
+        } else {
+            // Not before the next window, where cur becomes prev:
+            // cur * (W - e) <= (limit - cost) * W, with cur > limit - cost > 0... or cur > 0.
+            let slack = limit128 - cost128;
+            let e_needed = w - (slack * w) / cur128;
+            (w - elapsed) + e_needed
+        };
+        Outcome {
+            decision: Decision {
+                allowed: false,
+                limit,
+                remaining: remaining(cur) as u64,
+                // wait_us <= 2 W <= 2 * 10^15: fits.
+                retry_after_ms: ceil_ms(wait_us as u64) as i64,
+                reset_after_ms: ceil_ms(reset_us(cur)),
+            },
+            write: None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MS: u64 = 1_000;
+    /// A multiple of every window used below: epoch-aligned.
+    const T0: u64 = 1_800_000_000_000 * MS;
+
+    /// (at ms after T0, cost, allowed, remaining, retry_after_ms, reset_after_ms)
+    type Row = (u64, u64, bool, u64, i64, u64);
+
+    fn run(s: &SlidingWindow, rows: &[Row]) {
+        let mut state = None;
+        for (i, &(at, cost, allowed, remaining, retry, reset)) in rows.iter().enumerate() {
+            let o = s.check(state, T0 + at * MS, cost);
+            let d = o.decision;
+            assert_eq!(
+                (d.allowed, d.remaining, d.retry_after_ms, d.reset_after_ms),
+                (allowed, remaining, retry, reset),
+                "row {i}: {:?}",
+                rows[i]
+            );
+            assert_eq!(o.write.is_some(), allowed && cost > 0);
+            if let Some(w) = o.write {
+                state = Some(w.state);
+            }
+        }
+    }
+
+    #[test]
+    fn five_per_second_filled_late_in_a_window() {
+        let s = SlidingWindow::new(5, 1000);
+        run(
+            &s,
+            &[
+                (900, 5, true, 0, 0, 1100),
+                // The next window starts with the previous five at full weight.
+                (1000, 1, false, 0, 200, 1000),
+                // 10% into it, 4.5 still count: 5.5 > 5.
+                (1100, 1, false, 0, 100, 900),
+                // Half way, 2.5 count: one more fits, floor(5 - 3.5) = 1 left.
+                (1500, 1, true, 1, 0, 1500),
+            ],
+        );
+    }
+
+    #[test]
+    fn previous_window_weight_falls_linearly() {
+        let s = SlidingWindow::new(10, 1000);
+        run(
+            &s,
+            &[
+                (0, 10, true, 0, 0, 2000),
+                (1000, 0, true, 0, 0, 1000),
+                (1250, 0, true, 2, 0, 750),
+                (1999, 0, true, 9, 0, 1),
+                (2000, 0, true, 10, 0, 0),
+            ],
+        );
+    }
+
+    #[test]
+    fn a_full_current_window_waits_into_the_next() {
+        let s = SlidingWindow::new(4, 1000);
+        // Four now; the next request needs cur (4) * (W - e) + 1 * W <= 4 W:
+        // e >= 250 ms into the next window.
+        run(&s, &[(100, 4, true, 0, 0, 1900), (100, 1, false, 0, 1150, 1900), (1250, 1, true, 0, 0, 1750)]);
+    }
+
+    #[test]
+    fn cost_equal_to_limit_waits_for_an_empty_window() {
+        let s = SlidingWindow::new(4, 1000);
+        run(&s, &[(100, 1, true, 3, 0, 1900), (200, 4, false, 3, 1800, 1800), (2000, 4, true, 0, 0, 2000)]);
+    }
+
+    #[test]
+    fn cost_above_limit_is_never_allowed() {
+        let s = SlidingWindow::new(4, 1000);
+        run(&s, &[(0, 5, false, 4, -1, 0)]);
+    }
+
+    #[test]
+    fn stale_state_is_empty_and_future_state_is_drained() {
+        let s = SlidingWindow::new(5, 1000);
+        let now = T0 + 10_000 * MS;
+        let old = SlidingWindowState { window_start_ms: T0 / MS, cur: 5, prev: 5 };
+        assert_eq!(s.check(Some(old), now, 0).decision.remaining, 5);
+        let future = SlidingWindowState { window_start_ms: now / MS + 86_400_000, cur: 0, prev: 0 };
+        let d = s.check(Some(future), now, 1).decision;
+        assert_eq!((d.allowed, d.remaining, d.reset_after_ms), (false, 0, 2000));
+    }
+
+    #[test]
+    fn a_changed_window_size_never_reads_as_idle() {
+        // Written with 3 s windows at T0 + 3 s, read with 2 s windows at T0 + 3.5 s:
+        // the stored window matches neither the current nor the previous one.
+        let s3 = SlidingWindow::new(5, 3000);
+        let w = s3.check(None, T0 + 3000 * MS, 5).write.unwrap();
+        let s2 = SlidingWindow::new(5, 2000);
+        let d = s2.check(Some(w.state), T0 + 3500 * MS, 1).decision;
+        assert!(!d.allowed);
+        assert_eq!(d.remaining, 0);
+    }
+
+    #[test]
+    fn expiry_is_the_end_of_the_next_window() {
+        let s = SlidingWindow::new(5, 1000);
+        let w = s.check(None, T0 + 300 * MS, 1).write.unwrap();
+        assert_eq!(w.expire_at_ms, T0 / MS + 2000);
+    }
+
+    #[test]
+    fn huge_windows_and_limits_do_not_overflow() {
+        let s = SlidingWindow::new(u32::MAX as u64, 1_000_000_000_000);
+        let o = s.check(None, T0, u32::MAX as u64);
+        assert!(o.decision.allowed);
+        let d = s.check(o.write.map(|w| w.state), T0, 1).decision;
+        assert!(!d.allowed);
+        assert!(d.retry_after_ms > 0);
+    }
+}
