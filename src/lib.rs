@@ -1,1 +1,8 @@
+//! redis-rl: native, atomic rate limiters for Redis.
+//!
+//! - [`core`]: the pure algorithms (GCRA, token bucket, sliding window
+//!   counter). No Redis, no clock, no floating point, no allocation.
+//! - `module`: the thin Redis layer (commands, data types, propagation).
+
 pub mod core;
+mod module;

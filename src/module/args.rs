@@ -1,0 +1,239 @@
+//! Argument parsing and the texts of every argument error.
+//!
+//! Integers are strict decimal: optional `-`, digits only. Anything else
+//! (`10.5`, `abc`, `1e3`, ` 5`, non-UTF-8 bytes) is "not an integer"; a
+//! well-formed integer outside the argument's range (`-1`, `0`, `2^64`) is
+//! "out of range". Errors name the argument and never echo client bytes
+//! except short printable option names.
+
+use std::fmt;
+
+use crate::core::time::{MAX_COUNT, MAX_PERIOD_MS};
+use crate::core::ParamError;
+
+use super::ffi::Argv;
+
+/// Why a call's arguments were refused. Nothing is read or written before
+/// the arguments are fully parsed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ArgError {
+    WrongArity,
+    NotInteger(&'static str),
+    OutOfRange { arg: &'static str, min: u64, max: u64 },
+    UnknownOption(Option<String>),
+    Repeated(&'static str),
+    MissingValue(&'static str),
+    Param(ParamError),
+}
+
+impl fmt::Display for ArgError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ArgError::WrongArity => write!(f, "ERR wrong number of arguments"),
+            ArgError::NotInteger(arg) => write!(f, "ERR {arg} is not an integer"),
+            ArgError::OutOfRange { arg, min, max } => {
+                write!(f, "ERR {arg} is out of range (must be {min} to {max})")
+            }
+            ArgError::UnknownOption(Some(name)) => write!(f, "ERR syntax error: unknown option '{name}'"),
+            ArgError::UnknownOption(None) => write!(f, "ERR syntax error: unknown option"),
+            ArgError::Repeated(arg) => write!(f, "ERR syntax error: {arg} given more than once"),
+            ArgError::MissingValue(arg) => write!(f, "ERR syntax error: {arg} needs a value"),
+            ArgError::Param(p) => write!(f, "ERR {} is out of range: {}", p.arg, p.reason),
+        }
+    }
+}
+
+impl From<ParamError> for ArgError {
+    fn from(p: ParamError) -> Self {
+        ArgError::Param(p)
+    }
+}
+
+/// A strict decimal integer, or why not. Values beyond `u64` are reported as
+/// `u64::MAX` (they are out of every range), negatives as `None` in `Ok`.
+fn parse_integer(bytes: &[u8]) -> Result<Option<u64>, ()> {
+    let (negative, digits) = match bytes.split_first() {
+        Some((b'-', rest)) => (true, rest),
+        _ => (false, bytes),
+    };
+    if digits.is_empty() || !digits.iter().all(u8::is_ascii_digit) {
+        return Err(());
+    }
+    let value = digits
+        .iter()
+        .try_fold(0u64, |acc, d| acc.checked_mul(10)?.checked_add(u64::from(d - b'0')))
+        .unwrap_or(u64::MAX);
+    Ok(if negative && value != 0 { None } else { Some(value) })
+}
+
+/// Parses an integer argument that must lie in `min..=max`.
+pub fn int_in(bytes: &[u8], arg: &'static str, min: u64, max: u64) -> Result<u64, ArgError> {
+    match parse_integer(bytes) {
+        Err(()) => Err(ArgError::NotInteger(arg)),
+        Ok(Some(v)) if (min..=max).contains(&v) => Ok(v),
+        Ok(_) => Err(ArgError::OutOfRange { arg, min, max }),
+    }
+}
+
+/// A count (`limit`, `BURST`, `capacity`, `refill_tokens`): 1 to 2^32-1.
+pub fn count(bytes: &[u8], arg: &'static str) -> Result<u64, ArgError> {
+    int_in(bytes, arg, 1, MAX_COUNT)
+}
+
+/// A duration in ms (`period_ms`, `refill_period_ms`, `window_ms`): 1 to 10^12.
+pub fn period(bytes: &[u8], arg: &'static str) -> Result<u64, ArgError> {
+    int_in(bytes, arg, 1, MAX_PERIOD_MS)
+}
+
+/// `COST n`: 0 to 2^32-1.
+pub fn cost(bytes: &[u8]) -> Result<u64, ArgError> {
+    int_in(bytes, "COST", 0, MAX_COUNT)
+}
+
+/// The options a command accepts after its positional arguments.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Options {
+    pub burst: Option<u64>,
+    pub cost: u64,
+    pub peek: bool,
+}
+
+/// Which options a command accepts.
+#[derive(Debug, Clone, Copy)]
+pub struct Accepts {
+    pub burst: bool,
+    pub peek: bool,
+}
+
+/// Parses `[BURST n] [COST n] [PEEK]` (those accepted), case-insensitive, in
+/// any order, each at most once, from `args[from..]`.
+pub fn options(args: &Argv<'_>, from: usize, accepts: Accepts) -> Result<Options, ArgError> {
+    options_from(args.len(), |i| args.bytes(i), from, accepts)
+}
+
+/// [`options`] over any byte source, so it can be tested without a server.
+pub fn options_from<'a>(
+    len: usize,
+    arg: impl Fn(usize) -> &'a [u8],
+    from: usize,
+    accepts: Accepts,
+) -> Result<Options, ArgError> {
+    let mut opts = Options { burst: None, cost: 1, peek: false };
+    let mut cost_seen = false;
+    let mut i = from;
+    while i < len {
+        let word = arg(i);
+        let value = |name: &'static str| -> Result<&'a [u8], ArgError> {
+            if i + 1 < len {
+                Ok(arg(i + 1))
+            } else {
+                Err(ArgError::MissingValue(name))
+            }
+        };
+        if accepts.burst && word.eq_ignore_ascii_case(b"BURST") {
+            if opts.burst.is_some() {
+                return Err(ArgError::Repeated("BURST"));
+            }
+            opts.burst = Some(count(value("BURST")?, "BURST")?);
+            i += 2;
+        } else if word.eq_ignore_ascii_case(b"COST") {
+            if cost_seen {
+                return Err(ArgError::Repeated("COST"));
+            }
+            opts.cost = cost(value("COST")?)?;
+            cost_seen = true;
+            i += 2;
+        } else if accepts.peek && word.eq_ignore_ascii_case(b"PEEK") {
+            if opts.peek {
+                return Err(ArgError::Repeated("PEEK"));
+            }
+            opts.peek = true;
+            i += 1;
+        } else {
+            return Err(ArgError::UnknownOption(printable(word)));
+        }
+    }
+    Ok(opts)
+}
+
+/// The option name as the client sent it, if it is short printable ASCII.
+fn printable(word: &[u8]) -> Option<String> {
+    (!word.is_empty() && word.len() <= 32 && word.iter().all(|b| b.is_ascii_graphic()))
+        .then(|| String::from_utf8_lossy(word).into_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const ALL: Accepts = Accepts { burst: true, peek: true };
+
+    fn opts(words: &[&str]) -> Result<Options, ArgError> {
+        options_from(words.len(), |i| words[i].as_bytes(), 0, ALL)
+    }
+
+    #[test]
+    fn integers_are_strict_decimal() {
+        let cases: &[(&[u8], Result<u64, ArgError>)] = &[
+            (b"1", Ok(1)),
+            (b"4294967295", Ok(4294967295)),
+            (b"4294967296", Err(ArgError::OutOfRange { arg: "limit", min: 1, max: 4294967295 })),
+            (b"0", Err(ArgError::OutOfRange { arg: "limit", min: 1, max: 4294967295 })),
+            (b"-1", Err(ArgError::OutOfRange { arg: "limit", min: 1, max: 4294967295 })),
+            (b"-0", Err(ArgError::OutOfRange { arg: "limit", min: 1, max: 4294967295 })),
+            (b"99999999999999999999999999", Err(ArgError::OutOfRange { arg: "limit", min: 1, max: 4294967295 })),
+            (b"10.5", Err(ArgError::NotInteger("limit"))),
+            (b"abc", Err(ArgError::NotInteger("limit"))),
+            (b"", Err(ArgError::NotInteger("limit"))),
+            (b"-", Err(ArgError::NotInteger("limit"))),
+            (b"+5", Err(ArgError::NotInteger("limit"))),
+            (b" 5", Err(ArgError::NotInteger("limit"))),
+            (b"1e3", Err(ArgError::NotInteger("limit"))),
+            (b"\xff\xfe", Err(ArgError::NotInteger("limit"))),
+        ];
+        for (input, want) in cases {
+            assert_eq!(&count(input, "limit"), want, "input {:?}", String::from_utf8_lossy(input));
+        }
+    }
+
+    #[test]
+    fn options_are_case_insensitive_in_any_order() {
+        assert_eq!(opts(&[]), Ok(Options { burst: None, cost: 1, peek: false }));
+        assert_eq!(
+            opts(&["peek", "Cost", "0", "burst", "7"]),
+            Ok(Options { burst: Some(7), cost: 0, peek: true })
+        );
+    }
+
+    #[test]
+    fn options_may_appear_at_most_once() {
+        assert_eq!(opts(&["COST", "1", "cost", "2"]), Err(ArgError::Repeated("COST")));
+        assert_eq!(opts(&["PEEK", "PEEK"]), Err(ArgError::Repeated("PEEK")));
+        assert_eq!(opts(&["BURST", "1", "BURST", "1"]), Err(ArgError::Repeated("BURST")));
+    }
+
+    #[test]
+    fn option_errors_name_the_option() {
+        assert_eq!(opts(&["COST"]), Err(ArgError::MissingValue("COST")));
+        assert_eq!(opts(&["BURST", "0"]), Err(ArgError::OutOfRange { arg: "BURST", min: 1, max: 4294967295 }));
+        assert_eq!(opts(&["COST", "-1"]), Err(ArgError::OutOfRange { arg: "COST", min: 0, max: 4294967295 }));
+        assert_eq!(opts(&["FOO"]), Err(ArgError::UnknownOption(Some("FOO".into()))));
+        assert_eq!(opts(&["a\r\nb"]), Err(ArgError::UnknownOption(None)));
+    }
+
+    #[test]
+    fn options_a_command_does_not_take_are_unknown() {
+        let words = ["BURST", "3"];
+        let r = options_from(2, |i| words[i].as_bytes(), 0, Accepts { burst: false, peek: true });
+        assert_eq!(r, Err(ArgError::UnknownOption(Some("BURST".into()))));
+    }
+
+    #[test]
+    fn error_texts_start_with_err_and_name_the_argument() {
+        assert_eq!(ArgError::NotInteger("period_ms").to_string(), "ERR period_ms is not an integer");
+        assert_eq!(
+            ArgError::OutOfRange { arg: "window_ms", min: 1, max: 1_000_000_000_000 }.to_string(),
+            "ERR window_ms is out of range (must be 1 to 1000000000000)"
+        );
+    }
+}

@@ -1,0 +1,27 @@
+//! The only place that reads the time: the server's clock for the running
+//! command, never std's clock and never a time the client sends.
+
+use redis_module::raw;
+
+/// Microseconds since the Unix epoch, as the server sees them for the
+/// running command.
+///
+/// Redis 7.2+ (and Valkey) offer `RedisModule_CachedMicroseconds`: the time
+/// cached when the command started, the same for every call inside one
+/// MULTI/EXEC or script, as key expiry sees it. Redis 7.0 has only
+/// `RedisModule_Milliseconds`, whole milliseconds read at the call.
+#[inline]
+pub fn now_us() -> u64 {
+    // SAFETY: reading function pointers from the module API table; both
+    // functions take no arguments and only read the server's time.
+    unsafe {
+        let (cached, millis) = (raw::RedisModule_CachedMicroseconds, raw::RedisModule_Milliseconds);
+        if let Some(cached) = cached {
+            return u64::try_from(cached()).unwrap_or(0);
+        }
+        match millis {
+            Some(ms) => u64::try_from(ms()).unwrap_or(0).saturating_mul(1000),
+            None => 0,
+        }
+    }
+}

@@ -1,0 +1,150 @@
+//! Propagating effects, never commands that read the clock.
+//!
+//! A write is replicated (and appended to the AOF) as
+//! `RL.APPLY key <payload>`, where the payload is the new state and its
+//! absolute expiry, so replicas and AOF replay store exactly the master's
+//! state without looking at any clock. Two arguments keep the replication
+//! stream short. RL.APPLY is refused unless it comes over the master link or
+//! from AOF loading, so no client can forge limiter state.
+//!
+//! Payload (little-endian): `tag:u8  word:u64 × WORDS  expire_at_ms:u64`,
+//! where `expire_at_ms == 0` means "leave the expiry alone" (AOF rewrite,
+//! where the server emits PEXPIREAT itself).
+
+use std::ffi::CStr;
+use std::os::raw::c_int;
+
+use redis_module::raw::{self, RedisModuleCtx, RedisModuleString};
+
+use crate::core::{GcraState, SlidingWindowState, TokenBucketState};
+
+use super::clock;
+use super::ffi::{api, reply_error, Argv, OpenKey};
+use super::types::{self, Stored, MAX_WORDS};
+
+pub const COMMAND: &CStr = c"RL.APPLY";
+
+/// The longest payload of any type.
+pub const MAX_PAYLOAD: usize = 1 + 8 * MAX_WORDS + 8;
+
+/// Writes the payload for `state` into `buf` and returns it.
+pub fn encode<'b, S: Stored>(state: &S, expire_at_ms: u64, buf: &'b mut [u8; MAX_PAYLOAD]) -> &'b [u8] {
+    buf[0] = S::TAG;
+    let words = state.to_words();
+    let mut at = 1;
+    for w in words.iter().take(S::WORDS) {
+        buf[at..at + 8].copy_from_slice(&w.to_le_bytes());
+        at += 8;
+    }
+    buf[at..at + 8].copy_from_slice(&expire_at_ms.to_le_bytes());
+    &buf[..at + 8]
+}
+
+/// The state and expiry in a payload of type `S`, if it is well formed.
+pub fn decode<S: Stored>(payload: &[u8]) -> Option<(S, u64)> {
+    if payload.len() != 1 + 8 * S::WORDS + 8 || payload[0] != S::TAG {
+        return None;
+    }
+    let word = |i: usize| u64::from_le_bytes(payload[1 + 8 * i..9 + 8 * i].try_into().unwrap_or([0; 8]));
+    let mut words = [0u64; MAX_WORDS];
+    for (i, w) in words.iter_mut().enumerate().take(S::WORDS) {
+        *w = word(i);
+    }
+    Some((S::from_words(words)?, word(S::WORDS)))
+}
+
+/// Replicates a write of `state` to `key`. Returns false if the server
+/// refused to propagate it (logged by the caller).
+pub fn replicate<S: Stored>(ctx: *mut RedisModuleCtx, key: *mut RedisModuleString, state: &S, expire_at_ms: u64) -> bool {
+    let mut buf = [0u8; MAX_PAYLOAD];
+    let payload = encode(state, expire_at_ms, &mut buf);
+    api!(RedisModule_Replicate(
+        ctx,
+        COMMAND.as_ptr(),
+        c"sb".as_ptr(),
+        key,
+        payload.as_ptr(),
+        payload.len()
+    )) == raw::REDISMODULE_OK as c_int
+}
+
+/// `RL.APPLY key payload`: store a propagated effect. Internal.
+pub fn apply_command(ctx: *mut RedisModuleCtx, args: Argv<'_>) {
+    let flags = super::ffi::context_flags(ctx);
+    if flags & (raw::REDISMODULE_CTX_FLAGS_REPLICATED | raw::REDISMODULE_CTX_FLAGS_LOADING) == 0 {
+        reply_error(
+            ctx,
+            "ERR RL.APPLY is internal: it is accepted only from the master link or while loading the AOF",
+        );
+        return;
+    }
+    if args.len() != 3 {
+        super::ffi::reply_wrong_arity(ctx);
+        return;
+    }
+    let payload = args.bytes(2);
+    let applied = match payload.first() {
+        Some(&GcraState::TAG) => store::<GcraState>(ctx, args.string(1), payload),
+        Some(&TokenBucketState::TAG) => store::<TokenBucketState>(ctx, args.string(1), payload),
+        Some(&SlidingWindowState::TAG) => store::<SlidingWindowState>(ctx, args.string(1), payload),
+        _ => false,
+    };
+    if applied {
+        api!(RedisModule_ReplyWithSimpleString(ctx, c"OK".as_ptr()));
+    } else {
+        reply_error(ctx, "ERR RL.APPLY: malformed payload");
+    }
+}
+
+fn store<S: Stored>(ctx: *mut RedisModuleCtx, name: *mut RedisModuleString, payload: &[u8]) -> bool {
+    let Some((state, expire_at_ms)) = decode::<S>(payload) else {
+        return false;
+    };
+    let key = OpenKey::write(ctx, name);
+    match key.slot() {
+        // SAFETY: the value is of `S`'s registered type.
+        super::ffi::Slot::Module(ty, value) if ty == S::redis_type() => unsafe { types::overwrite(value, state) },
+        _ => {
+            if !key.set_value(S::redis_type(), types::alloc(state)) {
+                return false;
+            }
+        }
+    }
+    if expire_at_ms != 0 {
+        key.set_expire_at(expire_at_ms, clock::now_us() / 1000);
+    }
+    drop(key);
+    api!(RedisModule_SignalModifiedKey(ctx, name));
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn payloads_round_trip() {
+        let mut buf = [0u8; MAX_PAYLOAD];
+        let g = GcraState { tat_us: 1_800_000_000_123_456 };
+        let p = encode(&g, 1_800_000_000_124, &mut buf).to_vec();
+        assert_eq!(p.len(), 17);
+        assert_eq!(decode::<GcraState>(&p), Some((g, 1_800_000_000_124)));
+        assert_eq!(decode::<TokenBucketState>(&p), None, "tags differ");
+
+        let s = SlidingWindowState { window_start_ms: 1_800_000_000_000, cur: 7, prev: u32::MAX };
+        let p = encode(&s, 0, &mut buf).to_vec();
+        assert_eq!(p.len(), 33);
+        assert_eq!(decode::<SlidingWindowState>(&p), Some((s, 0)));
+    }
+
+    #[test]
+    fn malformed_payloads_are_refused() {
+        assert_eq!(decode::<GcraState>(b""), None);
+        assert_eq!(decode::<GcraState>(b"G1234567"), None);
+        let mut p = vec![b'S'];
+        p.extend_from_slice(&[0u8; 8]);
+        p.extend_from_slice(&(u64::from(u32::MAX) + 1).to_le_bytes()); // cur too large
+        p.extend_from_slice(&[0u8; 16]);
+        assert_eq!(decode::<SlidingWindowState>(&p), None);
+    }
+}

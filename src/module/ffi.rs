@@ -1,0 +1,218 @@
+//! The few raw module-API calls the hot path makes, wrapped once.
+//!
+//! The function pointers are filled in by `RedisModule_Init` when the module
+//! loads; `api_available` checks at load time that every one this module
+//! calls unconditionally is present, so the `expect`s below cannot fire on a
+//! server that loaded the module. (Were one to fire, the panic is caught at
+//! the command entry point and answered as an error: it never reaches C.)
+
+use std::os::raw::{c_char, c_int};
+use std::slice;
+
+use redis_module::raw::{self, RedisModuleCtx, RedisModuleKey, RedisModuleString, RedisModuleType};
+
+/// Calls a module-API function pointer that `api_available` has verified.
+macro_rules! api {
+    ($name:ident ( $($arg:expr),* $(,)? )) => {{
+        // SAFETY (for every use): the pointer was set by RedisModule_Init
+        // from the server's own function table and checked non-null at load;
+        // each call site passes pointers that the server gave us for this
+        // command (ctx, argv, open keys) and that are live for its duration.
+        #[allow(unused_unsafe)]
+        unsafe {
+            (redis_module::raw::$name.expect(concat!(stringify!($name), " missing")))($($arg),*)
+        }
+    }};
+}
+pub(crate) use api;
+
+/// Whether the server provides a module-API function.
+macro_rules! has {
+    ($name:ident) => {{
+        // SAFETY: copies a function pointer out of the table that
+        // RedisModule_Init filled in; nothing writes it afterwards.
+        #[allow(unused_unsafe)]
+        let f = unsafe { redis_module::raw::$name };
+        f.is_some()
+    }};
+}
+pub(crate) use has;
+
+/// Every module-API function called without an availability check. All of
+/// them exist on Redis 7.0.
+pub fn api_available() -> Result<(), &'static str> {
+    let required: &[(&str, bool)] = &[
+            ("OpenKey", has!(RedisModule_OpenKey)),
+            ("CloseKey", has!(RedisModule_CloseKey)),
+            ("KeyType", has!(RedisModule_KeyType)),
+            ("ModuleTypeGetType", has!(RedisModule_ModuleTypeGetType)),
+            ("ModuleTypeGetValue", has!(RedisModule_ModuleTypeGetValue)),
+            ("ModuleTypeSetValue", has!(RedisModule_ModuleTypeSetValue)),
+            ("SetExpire", has!(RedisModule_SetExpire)),
+            ("StringPtrLen", has!(RedisModule_StringPtrLen)),
+            ("ReplyWithLongLong", has!(RedisModule_ReplyWithLongLong)),
+            ("ReplyWithArray", has!(RedisModule_ReplyWithArray)),
+            ("ReplyWithError", has!(RedisModule_ReplyWithError)),
+            ("ReplyWithSimpleString", has!(RedisModule_ReplyWithSimpleString)),
+            ("WrongArity", has!(RedisModule_WrongArity)),
+            ("GetContextFlags", has!(RedisModule_GetContextFlags)),
+            ("Milliseconds", has!(RedisModule_Milliseconds)),
+            ("Replicate", has!(RedisModule_Replicate)),
+            ("SignalModifiedKey", has!(RedisModule_SignalModifiedKey)),
+            ("NotifyKeyspaceEvent", has!(RedisModule_NotifyKeyspaceEvent)),
+            ("Alloc", has!(RedisModule_Alloc)),
+            ("Free", has!(RedisModule_Free)),
+            ("SaveUnsigned", has!(RedisModule_SaveUnsigned)),
+            ("LoadUnsigned", has!(RedisModule_LoadUnsigned)),
+            ("IsIOError", has!(RedisModule_IsIOError)),
+            ("EmitAOF", has!(RedisModule_EmitAOF)),
+            ("DigestAddLongLong", has!(RedisModule_DigestAddLongLong)),
+            ("DigestEndSequence", has!(RedisModule_DigestEndSequence)),
+            ("CreateDataType", has!(RedisModule_CreateDataType)),
+            ("CreateCommand", has!(RedisModule_CreateCommand)),
+            ("SetModuleOptions", has!(RedisModule_SetModuleOptions)),
+        ];
+    match required.iter().find(|(_, present)| !present) {
+        Some((name, _)) => Err(name),
+        None => Ok(()),
+    }
+}
+
+/// The arguments of one command call, as the server passed them.
+#[derive(Clone, Copy)]
+pub struct Argv<'a> {
+    strings: &'a [*mut RedisModuleString],
+}
+
+#[allow(clippy::len_without_is_empty)]
+impl<'a> Argv<'a> {
+    /// # Safety
+    /// `argv` and `argc` must be the ones the server passed to a command
+    /// handler; the result must not outlive that call.
+    pub unsafe fn new(argv: *mut *mut RedisModuleString, argc: c_int) -> Self {
+        let len = usize::try_from(argc).unwrap_or(0);
+        let strings = if argv.is_null() || len == 0 {
+            &[][..]
+        } else {
+            // SAFETY: the server passes `argc` valid string pointers.
+            unsafe { slice::from_raw_parts(argv, len) }
+        };
+        Self { strings }
+    }
+
+    pub fn len(&self) -> usize {
+        self.strings.len()
+    }
+
+    /// The raw string, for passing back to the server (key names).
+    pub fn string(&self, i: usize) -> *mut RedisModuleString {
+        self.strings[i]
+    }
+
+    /// The bytes of argument `i` (binary-safe; not necessarily UTF-8).
+    pub fn bytes(&self, i: usize) -> &'a [u8] {
+        let mut len = 0usize;
+        let ptr = api!(RedisModule_StringPtrLen(self.strings[i], &mut len));
+        if ptr.is_null() {
+            return &[];
+        }
+        // SAFETY: StringPtrLen returns the string's buffer and length; the
+        // string lives as long as the command's argv.
+        unsafe { slice::from_raw_parts(ptr.cast::<u8>(), len) }
+    }
+}
+
+/// An open key, closed on drop.
+pub struct OpenKey {
+    ctx: *mut RedisModuleCtx,
+    key: *mut RedisModuleKey,
+}
+
+/// What an open key holds.
+pub enum Slot {
+    Empty,
+    /// A value of one of the given module types: its value pointer.
+    Module(*mut RedisModuleType, *mut std::ffi::c_void),
+    Other,
+}
+
+impl OpenKey {
+    /// Opens `name` for reading and writing.
+    pub fn write(ctx: *mut RedisModuleCtx, name: *mut RedisModuleString) -> Self {
+        let mode = (raw::REDISMODULE_READ | raw::REDISMODULE_WRITE) as c_int;
+        let key = api!(RedisModule_OpenKey(ctx, name, mode)).cast::<RedisModuleKey>();
+        Self { ctx, key }
+    }
+
+    pub fn slot(&self) -> Slot {
+        let kt = api!(RedisModule_KeyType(self.key));
+        if kt == raw::REDISMODULE_KEYTYPE_EMPTY as c_int {
+            Slot::Empty
+        } else if kt == raw::REDISMODULE_KEYTYPE_MODULE as c_int {
+            let ty = api!(RedisModule_ModuleTypeGetType(self.key));
+            let value = api!(RedisModule_ModuleTypeGetValue(self.key));
+            Slot::Module(ty, value)
+        } else {
+            Slot::Other
+        }
+    }
+
+    /// Stores `value` (ownership passes to the server) as the key's value.
+    pub fn set_value(&self, ty: *mut RedisModuleType, value: *mut std::ffi::c_void) -> bool {
+        api!(RedisModule_ModuleTypeSetValue(self.key, ty, value)) == raw::REDISMODULE_OK as c_int
+    }
+
+    /// Sets the key's absolute expiry, ms since the epoch. `now_ms` is the
+    /// time the command runs at, used where the server has no absolute form.
+    pub fn set_expire_at(&self, at_ms: u64, now_ms: u64) -> bool {
+        let at = i64::try_from(at_ms).unwrap_or(i64::MAX);
+        // SAFETY: copying a function pointer out of the table.
+        let set_abs = unsafe { raw::RedisModule_SetAbsExpire };
+        if let Some(set_abs) = set_abs {
+            // SAFETY: the key is open for writing and holds a value.
+            return unsafe { set_abs(self.key, at) } == raw::REDISMODULE_OK as c_int;
+        }
+        // Redis 7.0 has only the relative form, which adds the server's
+        // current time again: exact while the millisecond has not ticked
+        // since `now_ms` was read (at worst the key lives 1 ms longer).
+        let rel = at.saturating_sub(i64::try_from(now_ms).unwrap_or(0)).max(0);
+        api!(RedisModule_SetExpire(self.key, rel)) == raw::REDISMODULE_OK as c_int
+    }
+}
+
+impl Drop for OpenKey {
+    fn drop(&mut self) {
+        if !self.key.is_null() {
+            api!(RedisModule_CloseKey(self.key));
+        }
+        let _ = self.ctx;
+    }
+}
+
+/// Context flags of the running command.
+pub fn context_flags(ctx: *mut RedisModuleCtx) -> u32 {
+    api!(RedisModule_GetContextFlags(ctx)) as u32
+}
+
+pub fn reply_error(ctx: *mut RedisModuleCtx, msg: &str) {
+    // Error texts are ours (never raw client bytes), but be safe about NULs.
+    let c = std::ffi::CString::new(msg.replace('\0', "")).unwrap_or_default();
+    api!(RedisModule_ReplyWithError(ctx, c.as_ptr()));
+}
+
+pub fn reply_wrong_arity(ctx: *mut RedisModuleCtx) {
+    api!(RedisModule_WrongArity(ctx));
+}
+
+pub fn reply_i64(ctx: *mut RedisModuleCtx, v: i64) {
+    api!(RedisModule_ReplyWithLongLong(ctx, v));
+}
+
+pub fn reply_array(ctx: *mut RedisModuleCtx, len: usize) {
+    api!(RedisModule_ReplyWithArray(ctx, len as _));
+}
+
+/// A NUL-terminated static string for the C API.
+pub const fn cstr(s: &'static std::ffi::CStr) -> *const c_char {
+    s.as_ptr()
+}

@@ -1,0 +1,144 @@
+//! The thin Redis layer: the command table, the load hook and the one entry
+//! point every command goes through (which turns any panic into an error
+//! reply, so a bug can never take redis-server down).
+
+pub mod args;
+pub mod clock;
+pub mod commands;
+pub mod effect;
+pub mod ffi;
+pub mod reply;
+pub mod types;
+
+use std::ffi::CStr;
+use std::os::raw::c_int;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use redis_module::raw::{self, RedisModuleCtx, RedisModuleString};
+use redis_module::{redis_module, Context, RedisString, Status};
+
+use crate::core::{Gcra, GcraState, SlidingWindow, SlidingWindowState, TokenBucket, TokenBucketState};
+
+use ffi::{api, Argv};
+
+/// The module version as Redis reports it (`MODULE LIST`): major*10000 + minor*100 + patch.
+pub const MODULE_VERSION: c_int = 100;
+
+type Handler = fn(*mut RedisModuleCtx, Argv<'_>);
+type RawHandler = unsafe extern "C" fn(*mut RedisModuleCtx, *mut *mut RedisModuleString, c_int) -> c_int;
+
+/// One row of the command table.
+struct Command {
+    name: &'static CStr,
+    handler: RawHandler,
+    flags: &'static CStr,
+    first_key: c_int,
+    last_key: c_int,
+    key_step: c_int,
+}
+
+/// Every command the module registers.
+const COMMANDS: &[Command] = &[
+    Command { name: c"RL.GCRA", handler: rl_gcra, flags: c"write deny-oom fast", first_key: 1, last_key: 1, key_step: 1 },
+    Command { name: c"RL.TOKENBUCKET", handler: rl_tokenbucket, flags: c"write deny-oom fast", first_key: 1, last_key: 1, key_step: 1 },
+    Command { name: c"RL.SLIDE", handler: rl_slide, flags: c"write deny-oom fast", first_key: 1, last_key: 1, key_step: 1 },
+    // Internal: carries a propagated effect (see `effect`). Not deny-oom:
+    // a replica must apply what its master did.
+    Command { name: effect::COMMAND, handler: rl_apply, flags: c"write fast", first_key: 1, last_key: 1, key_step: 1 },
+];
+
+unsafe extern "C" fn rl_gcra(ctx: *mut RedisModuleCtx, argv: *mut *mut RedisModuleString, argc: c_int) -> c_int {
+    // SAFETY: the server's own argv for this call.
+    entry(ctx, unsafe { Argv::new(argv, argc) }, commands::run::<Gcra>)
+}
+
+unsafe extern "C" fn rl_tokenbucket(ctx: *mut RedisModuleCtx, argv: *mut *mut RedisModuleString, argc: c_int) -> c_int {
+    // SAFETY: the server's own argv for this call.
+    entry(ctx, unsafe { Argv::new(argv, argc) }, commands::run::<TokenBucket>)
+}
+
+unsafe extern "C" fn rl_slide(ctx: *mut RedisModuleCtx, argv: *mut *mut RedisModuleString, argc: c_int) -> c_int {
+    // SAFETY: the server's own argv for this call.
+    entry(ctx, unsafe { Argv::new(argv, argc) }, commands::run::<SlidingWindow>)
+}
+
+unsafe extern "C" fn rl_apply(ctx: *mut RedisModuleCtx, argv: *mut *mut RedisModuleString, argc: c_int) -> c_int {
+    // SAFETY: the server's own argv for this call.
+    entry(ctx, unsafe { Argv::new(argv, argc) }, effect::apply_command)
+}
+
+/// Runs a handler; a panic becomes an error reply instead of crossing into C.
+/// Handlers compute everything before they start replying, so a panic
+/// leaves no half-written reply behind.
+fn entry(ctx: *mut RedisModuleCtx, args: Argv<'_>, handler: Handler) -> c_int {
+    if catch_unwind(AssertUnwindSafe(|| handler(ctx, args))).is_err() {
+        ffi::reply_error(ctx, "ERR internal error in redis-rl (the request was not applied; see the server log)");
+    }
+    raw::REDISMODULE_OK as c_int
+}
+
+/// Writes a warning to the server log.
+pub fn log_warning(msg: &str) {
+    let text = std::ffi::CString::new(msg.replace('\0', "")).unwrap_or_default();
+    // SAFETY: RedisModule_Log accepts a NULL context; "%s" with one C string.
+    unsafe {
+        let log = raw::RedisModule_Log;
+        if let Some(log) = log {
+            log(std::ptr::null_mut(), c"warning".as_ptr(), c"rl: %s".as_ptr(), text.as_ptr());
+        }
+    }
+}
+
+fn init(ctx: &Context, _args: &[RedisString]) -> Status {
+    let ctx = ctx.ctx;
+    if let Err(missing) = ffi::api_available() {
+        log_warning(&format!("this server lacks RedisModule_{missing}; redis-rl needs Redis 7.0 or later"));
+        return Status::Err;
+    }
+    // Panics are caught at every entry point; make them visible in the
+    // server log too (the default hook writes only to stderr).
+    std::panic::set_hook(Box::new(|info| log_warning(&format!("panic: {info}"))));
+
+    // Handle RDB/RESTORE read errors ourselves (a corrupt payload is an
+    // error, not a crash), and signal modified keys only on real writes.
+    api!(RedisModule_SetModuleOptions(
+        ctx,
+        (raw::REDISMODULE_OPTIONS_HANDLE_IO_ERRORS | raw::REDISMODULE_OPTION_NO_IMPLICIT_SIGNAL_MODIFIED) as c_int
+    ));
+
+    let registered = types::register::<GcraState>(ctx)
+        .and_then(|()| types::register::<TokenBucketState>(ctx))
+        .and_then(|()| types::register::<SlidingWindowState>(ctx));
+    if let Err(name) = registered {
+        log_warning(&format!("could not register data type {name:?}"));
+        return Status::Err;
+    }
+
+    for c in COMMANDS {
+        let status = api!(RedisModule_CreateCommand(
+            ctx,
+            c.name.as_ptr(),
+            Some(c.handler),
+            c.flags.as_ptr(),
+            c.first_key,
+            c.last_key,
+            c.key_step
+        ));
+        if status != raw::REDISMODULE_OK as c_int {
+            log_warning(&format!("could not register command {:?}", c.name));
+            return Status::Err;
+        }
+    }
+    Status::Ok
+}
+
+redis_module! {
+    name: "rl",
+    version: MODULE_VERSION,
+    // The module's own values are allocated with RedisModule_Alloc (see
+    // `types`); Rust's transient allocations stay on the system allocator,
+    // so the same crate also links into tests and benchmarks.
+    allocator: (std::alloc::System, std::alloc::System),
+    data_types: [],
+    init: init,
+}

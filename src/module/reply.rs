@@ -1,0 +1,46 @@
+//! Decision -> reply: a RESP2 array of five integers, or a RESP3 map with
+//! the five names and a boolean `allowed`.
+
+use redis_module::raw::{self, RedisModuleCtx};
+
+use crate::core::Decision;
+
+use super::ffi::{api, has, context_flags, cstr, reply_array, reply_i64};
+
+/// Whether the calling client speaks RESP3 (and the server can build maps).
+pub fn wants_map(ctx: *mut RedisModuleCtx) -> bool {
+    let can = has!(RedisModule_ReplyWithMap) && has!(RedisModule_ReplyWithBool);
+    can && context_flags(ctx) & raw::REDISMODULE_CTX_FLAGS_RESP3 != 0
+}
+
+fn key(ctx: *mut RedisModuleCtx, name: &'static std::ffi::CStr) {
+    api!(RedisModule_ReplyWithSimpleString(ctx, cstr(name)));
+}
+
+fn clamp(v: u64) -> i64 {
+    i64::try_from(v).unwrap_or(i64::MAX)
+}
+
+/// Replies with one decision.
+pub fn decision(ctx: *mut RedisModuleCtx, d: &Decision, map: bool) {
+    if map {
+        api!(RedisModule_ReplyWithMap(ctx, 5));
+        key(ctx, c"allowed");
+        api!(RedisModule_ReplyWithBool(ctx, d.allowed as i32));
+        key(ctx, c"limit");
+        reply_i64(ctx, clamp(d.limit));
+        key(ctx, c"remaining");
+        reply_i64(ctx, clamp(d.remaining));
+        key(ctx, c"retry_after_ms");
+        reply_i64(ctx, d.retry_after_ms);
+        key(ctx, c"reset_after_ms");
+        reply_i64(ctx, clamp(d.reset_after_ms));
+    } else {
+        reply_array(ctx, 5);
+        reply_i64(ctx, d.allowed as i64);
+        reply_i64(ctx, clamp(d.limit));
+        reply_i64(ctx, clamp(d.remaining));
+        reply_i64(ctx, d.retry_after_ms);
+        reply_i64(ctx, clamp(d.reset_after_ms));
+    }
+}

@@ -1,0 +1,224 @@
+//! The module data types: one per algorithm, so that a key of one algorithm
+//! is WRONGTYPE to the others and MEMORY USAGE is exact per algorithm.
+//!
+//! A value is the algorithm's fixed-size state, allocated with the server's
+//! allocator (so `used_memory` and `maxmemory` see it). Every callback is
+//! generic over [`Stored`]; the encodings are:
+//!
+//! - RDB (encoding version 0): the state's words as RDB unsigneds. Future
+//!   versions add a new encoding version and keep loading version 0.
+//! - AOF rewrite: `RL.APPLY key <payload>` (see `effect`), the same command
+//!   that replicates writes; the server adds `PEXPIREAT` itself.
+//! - DEBUG DIGEST-VALUE: the words, in order.
+
+use std::ffi::{c_void, CStr};
+use std::mem::size_of;
+use std::os::raw::c_int;
+use std::sync::atomic::{AtomicPtr, Ordering};
+
+use redis_module::raw::{self, RedisModuleCtx, RedisModuleDigest, RedisModuleIO, RedisModuleString, RedisModuleType};
+
+use crate::core::{GcraState, SlidingWindowState, TokenBucketState};
+
+use super::effect;
+use super::ffi::api;
+
+/// The RDB encoding version every type writes today.
+pub const ENCODING_VERSION: c_int = 0;
+
+/// The most words any state has.
+pub const MAX_WORDS: usize = 3;
+
+/// A limiter state that lives in a key.
+pub trait Stored: Copy + Sized + 'static {
+    /// The 9-character type name (`TYPE key` shows it).
+    const NAME: &'static CStr;
+    /// The tag byte of its effect payload.
+    const TAG: u8;
+    /// How many of the words it uses.
+    const WORDS: usize;
+    fn to_words(&self) -> [u64; MAX_WORDS];
+    /// `None` for words no valid state has (a corrupt payload or file).
+    fn from_words(words: [u64; MAX_WORDS]) -> Option<Self>;
+    /// The registered type, set once at load.
+    fn slot() -> &'static AtomicPtr<RedisModuleType>;
+
+    fn redis_type() -> *mut RedisModuleType {
+        Self::slot().load(Ordering::Relaxed)
+    }
+}
+
+static GCRA_TYPE: AtomicPtr<RedisModuleType> = AtomicPtr::new(std::ptr::null_mut());
+static TOKEN_BUCKET_TYPE: AtomicPtr<RedisModuleType> = AtomicPtr::new(std::ptr::null_mut());
+static SLIDE_TYPE: AtomicPtr<RedisModuleType> = AtomicPtr::new(std::ptr::null_mut());
+
+impl Stored for GcraState {
+    const NAME: &'static CStr = c"rl-gcra--";
+    const TAG: u8 = b'G';
+    const WORDS: usize = 1;
+    fn to_words(&self) -> [u64; MAX_WORDS] {
+        [self.tat_us, 0, 0]
+    }
+    fn from_words(w: [u64; MAX_WORDS]) -> Option<Self> {
+        Some(Self { tat_us: w[0] })
+    }
+    fn slot() -> &'static AtomicPtr<RedisModuleType> {
+        &GCRA_TYPE
+    }
+}
+
+impl Stored for TokenBucketState {
+    const NAME: &'static CStr = c"rl-tbkt--";
+    const TAG: u8 = b'T';
+    const WORDS: usize = 1;
+    fn to_words(&self) -> [u64; MAX_WORDS] {
+        [self.full_at_us, 0, 0]
+    }
+    fn from_words(w: [u64; MAX_WORDS]) -> Option<Self> {
+        Some(Self { full_at_us: w[0] })
+    }
+    fn slot() -> &'static AtomicPtr<RedisModuleType> {
+        &TOKEN_BUCKET_TYPE
+    }
+}
+
+impl Stored for SlidingWindowState {
+    const NAME: &'static CStr = c"rl-slide-";
+    const TAG: u8 = b'S';
+    const WORDS: usize = 3;
+    fn to_words(&self) -> [u64; MAX_WORDS] {
+        [self.window_start_ms, u64::from(self.cur), u64::from(self.prev)]
+    }
+    fn from_words(w: [u64; MAX_WORDS]) -> Option<Self> {
+        Some(Self {
+            window_start_ms: w[0],
+            cur: u32::try_from(w[1]).ok()?,
+            prev: u32::try_from(w[2]).ok()?,
+        })
+    }
+    fn slot() -> &'static AtomicPtr<RedisModuleType> {
+        &SLIDE_TYPE
+    }
+}
+
+/// Moves a state into memory from the server's allocator.
+pub fn alloc<S: Stored>(state: S) -> *mut c_void {
+    let p = api!(RedisModule_Alloc(size_of::<S>())).cast::<S>();
+    // SAFETY: RedisModule_Alloc returns memory of at least the requested
+    // size, aligned for any type of that size (it aborts on OOM, never
+    // returns NULL), and `S` is plain `Copy` data.
+    unsafe { p.write(state) };
+    p.cast()
+}
+
+/// # Safety
+/// `value` must be a live value of the type registered for `S`.
+pub unsafe fn read<S: Stored>(value: *mut c_void) -> S {
+    // SAFETY: per the contract, `value` was made by `alloc::<S>`.
+    unsafe { value.cast::<S>().read() }
+}
+
+/// # Safety
+/// As for [`read`]; the key holding it must be open for writing.
+pub unsafe fn overwrite<S: Stored>(value: *mut c_void, state: S) {
+    // SAFETY: per the contract, `value` was made by `alloc::<S>`.
+    unsafe { value.cast::<S>().write(state) }
+}
+
+unsafe extern "C" fn rdb_load<S: Stored>(rdb: *mut RedisModuleIO, encver: c_int) -> *mut c_void {
+    if encver != ENCODING_VERSION {
+        return std::ptr::null_mut();
+    }
+    let mut words = [0u64; MAX_WORDS];
+    for w in words.iter_mut().take(S::WORDS) {
+        *w = api!(RedisModule_LoadUnsigned(rdb));
+    }
+    if api!(RedisModule_IsIOError(rdb)) != 0 {
+        return std::ptr::null_mut();
+    }
+    match S::from_words(words) {
+        Some(state) => alloc(state),
+        None => std::ptr::null_mut(),
+    }
+}
+
+unsafe extern "C" fn rdb_save<S: Stored>(rdb: *mut RedisModuleIO, value: *mut c_void) {
+    // SAFETY: the server passes a value of this type.
+    let state: S = unsafe { read(value) };
+    for &w in state.to_words().iter().take(S::WORDS) {
+        api!(RedisModule_SaveUnsigned(rdb, w));
+    }
+}
+
+unsafe extern "C" fn aof_rewrite<S: Stored>(aof: *mut RedisModuleIO, key: *mut RedisModuleString, value: *mut c_void) {
+    // SAFETY: the server passes a value of this type.
+    let state: S = unsafe { read(value) };
+    let mut buf = [0u8; effect::MAX_PAYLOAD];
+    let payload = effect::encode(&state, 0, &mut buf);
+    api!(RedisModule_EmitAOF(
+        aof,
+        effect::COMMAND.as_ptr(),
+        c"sb".as_ptr(),
+        key,
+        payload.as_ptr(),
+        payload.len()
+    ));
+}
+
+unsafe extern "C" fn mem_usage<S: Stored>(_value: *const c_void) -> usize {
+    size_of::<S>()
+}
+
+unsafe extern "C" fn digest<S: Stored>(md: *mut RedisModuleDigest, value: *mut c_void) {
+    // SAFETY: the server passes a value of this type.
+    let state: S = unsafe { read(value) };
+    for &w in state.to_words().iter().take(S::WORDS) {
+        api!(RedisModule_DigestAddLongLong(md, w as i64));
+    }
+    api!(RedisModule_DigestEndSequence(md));
+}
+
+unsafe extern "C" fn free<S: Stored>(value: *mut c_void) {
+    api!(RedisModule_Free(value));
+}
+
+unsafe extern "C" fn copy<S: Stored>(
+    _from: *mut RedisModuleString,
+    _to: *mut RedisModuleString,
+    value: *const c_void,
+) -> *mut c_void {
+    // SAFETY: the server passes a value of this type.
+    alloc::<S>(unsafe { read(value as *mut c_void) })
+}
+
+/// Registers the data type of `S`. Call once, from the module's load.
+pub fn register<S: Stored>(ctx: *mut RedisModuleCtx) -> Result<(), &'static CStr> {
+    let mut methods = raw::RedisModuleTypeMethods {
+        // Version 4 is what Redis 7.0 knows; we use nothing newer.
+        version: 4,
+        rdb_load: Some(rdb_load::<S>),
+        rdb_save: Some(rdb_save::<S>),
+        aof_rewrite: Some(aof_rewrite::<S>),
+        mem_usage: Some(mem_usage::<S>),
+        digest: Some(digest::<S>),
+        free: Some(free::<S>),
+        aux_load: None,
+        aux_save: None,
+        aux_save_triggers: 0,
+        free_effort: None,
+        unlink: None,
+        copy: Some(copy::<S>),
+        defrag: None,
+        mem_usage2: None,
+        free_effort2: None,
+        unlink2: None,
+        copy2: None,
+        aux_save2: None,
+    };
+    let ty = api!(RedisModule_CreateDataType(ctx, S::NAME.as_ptr(), ENCODING_VERSION, &mut methods));
+    if ty.is_null() {
+        return Err(S::NAME);
+    }
+    S::slot().store(ty, Ordering::Relaxed);
+    Ok(())
+}
