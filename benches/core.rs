@@ -1,0 +1,44 @@
+//! Nanoseconds per decision of the pure core, on the allow and deny paths.
+//! Run with `make bench-core` (or `cargo bench --bench core`).
+
+use std::hint::black_box;
+
+use criterion::{criterion_group, criterion_main, Criterion};
+use redis_rl::core::{Gcra, SlidingWindow, TokenBucket};
+
+/// A realistic "now", µs since the epoch.
+const NOW: u64 = 1_800_000_000_000_000;
+
+fn gcra(c: &mut Criterion) {
+    let mut g = c.benchmark_group("gcra");
+    let lim = Gcra::new(100, 60_000, 100).unwrap();
+    let idle = lim.check(None, NOW, 1).write.unwrap().state;
+    let drained = lim.check(None, NOW, 100).write.unwrap().state;
+    g.bench_function("allow", |b| b.iter(|| lim.check(black_box(Some(idle)), black_box(NOW), black_box(1))));
+    g.bench_function("deny", |b| b.iter(|| lim.check(black_box(Some(drained)), black_box(NOW), black_box(1))));
+    g.finish();
+}
+
+fn token_bucket(c: &mut Criterion) {
+    let mut g = c.benchmark_group("token_bucket");
+    let lim = TokenBucket::new(100, 10, 1_000).unwrap();
+    let idle = lim.check(None, NOW, 1).write.unwrap().state;
+    let drained = lim.check(None, NOW, 100).write.unwrap().state;
+    g.bench_function("allow", |b| b.iter(|| lim.check(black_box(Some(idle)), black_box(NOW), black_box(1))));
+    g.bench_function("deny", |b| b.iter(|| lim.check(black_box(Some(drained)), black_box(NOW), black_box(1))));
+    g.finish();
+}
+
+fn sliding_window(c: &mut Criterion) {
+    let mut g = c.benchmark_group("sliding_window");
+    let lim = SlidingWindow::new(100, 60_000);
+    let some = lim.check(None, NOW, 1).write.unwrap().state;
+    let full = lim.check(None, NOW, 100).write.unwrap().state;
+    let later = NOW + 61_000_000; // into the next window: prev weighted
+    g.bench_function("allow", |b| b.iter(|| lim.check(black_box(Some(some)), black_box(NOW), black_box(1))));
+    g.bench_function("deny", |b| b.iter(|| lim.check(black_box(Some(full)), black_box(later), black_box(1))));
+    g.finish();
+}
+
+criterion_group!(benches, gcra, token_bucket, sliding_window);
+criterion_main!(benches);

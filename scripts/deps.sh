@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Installs what building and testing redis-rl needs, if it is missing:
+# redis-server and redis-cli (Redis 7.0+), libclang (for the redis-module
+# crate's bindgen) and a C compiler (for the tests' fake-clock shim).
+# On Debian/Ubuntu as root (or with sudo) it installs them through apt;
+# elsewhere it says what to install and fails.
+set -euo pipefail
+
+missing=()
+command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
+command -v redis-cli >/dev/null 2>&1 || missing+=(redis-tools)
+command -v cc >/dev/null 2>&1 || missing+=(gcc)
+# bindgen loads libclang at build time.
+if ! ls /usr/lib/llvm-*/lib/libclang*.so* /usr/lib/*/libclang*.so* >/dev/null 2>&1; then
+    missing+=(libclang-dev)
+fi
+
+if [ ${#missing[@]} -eq 0 ]; then
+    exit 0
+fi
+
+echo "deps: missing ${missing[*]}" >&2
+if command -v apt-get >/dev/null 2>&1; then
+    sudo=""
+    if [ "$(id -u)" -ne 0 ]; then
+        if command -v sudo >/dev/null 2>&1; then
+            sudo="sudo"
+        else
+            echo "deps: run as root: apt-get update && apt-get install -y ${missing[*]}" >&2
+            exit 1
+        fi
+    fi
+    echo "deps: installing with apt-get: ${missing[*]}" >&2
+    $sudo env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+    $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+else
+    echo "deps: please install: ${missing[*]} (Redis 7.0 or later, libclang, a C compiler)" >&2
+    exit 1
+fi
