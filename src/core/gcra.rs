@@ -31,11 +31,7 @@ impl Schedule {
     /// from drained to full) would exceed [`MAX_SPAN_US`].
     pub fn new(interval_us: u64, burst: u64) -> Option<Self> {
         let span_us = interval_us.checked_mul(burst)?;
-        (interval_us > 0 && burst > 0 && span_us <= MAX_SPAN_US).then_some(Self {
-            interval_us,
-            burst,
-            span_us,
-        })
+        (interval_us > 0 && burst > 0 && span_us <= MAX_SPAN_US).then_some(Self { interval_us, burst, span_us })
     }
 
     pub fn interval_us(&self) -> u64 {
@@ -56,14 +52,20 @@ impl Schedule {
     pub fn check(&self, full_at: Option<u64>, now: u64, cost: u64) -> Outcome<u64> {
         let (t, span) = (self.interval_us, self.span_us);
         // The backlog: how far the schedule runs ahead of now. A stored time
-        // in the past is an idle limiter; one further ahead than the span can
-        // only come from a backward clock jump or tightened parameters, and
-        // is read as drained, never as idle.
-        let backlog = match full_at {
-            Some(tat) => tat.saturating_sub(now).min(span),
-            None => 0,
-        };
+        // in the past is an idle limiter. One further ahead than the span can
+        // only come from a backward clock jump or tightened parameters: it
+        // is read as drained, never as idle, and the drained state is stored
+        // (a repair) so that the limiter is full again one span from now.
+        // Without that write every later read would find the same far-future
+        // time and the key would stay blocked until the clock caught up.
+        let ahead = full_at.map_or(0, |tat| tat.saturating_sub(now));
+        let repair = ahead > span;
+        let backlog = ahead.min(span);
         let remaining_at = |backlog: u64| (span - backlog) / t;
+        let write_at = |backlog: u64| {
+            let state = now.saturating_add(backlog);
+            Write { state, expire_at_ms: ceil_ms(state) }
+        };
 
         if cost > self.burst {
             return Outcome {
@@ -74,17 +76,13 @@ impl Schedule {
                     retry_after_ms: -1,
                     reset_after_ms: ceil_ms(backlog),
                 },
-                write: None,
+                write: repair.then(|| write_at(backlog)),
             };
         }
         // cost <= burst, so need <= span <= MAX_SPAN_US: no overflow.
         let need = cost * t;
         let after = backlog + need;
         if after <= span {
-            let write = (cost > 0).then(|| {
-                let state = now.saturating_add(after);
-                Write { state, expire_at_ms: ceil_ms(state) }
-            });
             Outcome {
                 decision: Decision {
                     allowed: true,
@@ -93,7 +91,7 @@ impl Schedule {
                     retry_after_ms: 0,
                     reset_after_ms: ceil_ms(after),
                 },
-                write,
+                write: (cost > 0 || repair).then(|| write_at(after)),
             }
         } else {
             Outcome {
@@ -105,7 +103,7 @@ impl Schedule {
                     retry_after_ms: ceil_ms(after - span) as i64,
                     reset_after_ms: ceil_ms(backlog),
                 },
-                write: None,
+                write: repair.then(|| write_at(backlog)),
             }
         }
     }
@@ -132,10 +130,7 @@ impl Gcra {
         let interval = unit_interval_us(period_ms, limit);
         Schedule::new(interval, burst)
             .map(|schedule| Self { schedule })
-            .ok_or(ParamError {
-                arg: "BURST",
-                reason: "BURST * period_ms / limit exceeds 10^15 ms",
-            })
+            .ok_or(ParamError { arg: "BURST", reason: "BURST * period_ms / limit exceeds 10^15 ms" })
     }
 
     pub fn schedule(&self) -> &Schedule {
@@ -146,10 +141,7 @@ impl Gcra {
         let o = self.schedule.check(state.map(|s| s.tat_us), now_us, cost);
         Outcome {
             decision: o.decision,
-            write: o.write.map(|w| Write {
-                state: GcraState { tat_us: w.state },
-                expire_at_ms: w.expire_at_ms,
-            }),
+            write: o.write.map(|w| Write { state: GcraState { tat_us: w.state }, expire_at_ms: w.expire_at_ms }),
         }
     }
 }
@@ -238,16 +230,27 @@ mod tests {
     }
 
     #[test]
-    fn state_far_in_the_future_reads_as_drained_not_idle() {
+    fn state_far_in_the_future_reads_as_drained_and_is_repaired() {
         let g = Gcra::new(10, 1000, 10).unwrap();
         let now = T0;
         // A TAT a day ahead (the clock jumped back a day).
-        let o = g.check(Some(GcraState { tat_us: now + 86_400_000 * MS }), now, 1);
+        let far = Some(GcraState { tat_us: now + 86_400_000 * MS });
+        let o = g.check(far, now, 1);
         assert_eq!(
             o.decision,
             Decision { allowed: false, limit: 10, remaining: 0, retry_after_ms: 100, reset_after_ms: 1000 }
         );
-        assert_eq!(o.write, None);
+        // Denied, but the drained state is stored, so the key is full again
+        // after one span rather than after a day.
+        let w = o.write.expect("a repair write");
+        assert_eq!(w.state.tat_us, now + 1000 * MS);
+        assert_eq!(w.expire_at_ms, now / MS + 1000);
+        assert!(g.check(Some(w.state), now + 1000 * MS, 10).decision.allowed);
+        // COST 0 and over-limit costs repair too; a normal state never does.
+        assert_eq!(g.check(far, now, 0).write.map(|w| w.state.tat_us), Some(now + 1000 * MS));
+        assert_eq!(g.check(far, now, 11).write.map(|w| w.state.tat_us), Some(now + 1000 * MS));
+        assert_eq!(g.check(Some(w.state), now, 1).write, None);
+        assert_eq!(g.check(Some(w.state), now, 0).write, None);
     }
 
     #[test]

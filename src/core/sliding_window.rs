@@ -33,6 +33,9 @@ pub struct SlidingWindow {
 pub struct SlidingWindowState {
     /// Start of the window `cur` counts, ms since the epoch.
     pub window_start_ms: u64,
+    /// The window size the counts were taken with, so that a changed
+    /// `window_ms` maps them onto the new windows instead of guessing.
+    pub window_ms: u64,
     /// Cost admitted in that window.
     pub cur: u32,
     /// Cost admitted in the window before it.
@@ -60,18 +63,18 @@ impl SlidingWindow {
         let limit = self.limit;
 
         // The counts as seen from the current window.
-        let (cur, prev) = match state {
-            None => (0, 0),
-            Some(s) if s.window_start_ms == start_ms => (s.cur as u64, s.prev as u64),
-            Some(s) if s.window_start_ms.checked_add(self.window_ms) == Some(start_ms) => (0, s.cur as u64),
-            // Older than the previous window: nothing counts any more.
-            Some(s) if s.window_start_ms < start_ms => (0, 0),
-            // A window that starts after now's (the clock went back) or that
-            // is not aligned to this window size (window_ms changed): drained,
-            // never idle.
-            Some(_) => (limit, 0),
+        let (cur, prev, repair) = match state {
+            None => (0, 0, false),
+            // The stored window starts after now: the clock went back. Read
+            // as drained, never idle, and store that (a repair), or every
+            // later read would find the same future window until the clock
+            // caught up with it.
+            Some(s) if s.window_start_ms.saturating_mul(US_PER_MS) > now_us => (limit, 0, true),
+            Some(s) => {
+                let (cur, prev) = self.regrid(&s, start_ms);
+                (cur, prev, false)
+            }
         };
-
         let (w, limit128, elapsed) = (w as u128, limit as u128, elapsed as u128);
         // estimate * W, exactly.
         let scaled = |cur: u64| prev as u128 * (w - elapsed) + cur as u128 * w;
@@ -98,20 +101,13 @@ impl SlidingWindow {
                     retry_after_ms: -1,
                     reset_after_ms: ceil_ms(reset_us(cur)),
                 },
-                write: None,
+                write: repair.then(|| self.write(start_ms, cur, prev)),
             };
         }
 
         if scaled(cur + cost) <= limit128 * w {
             let after = cur + cost; // <= limit <= u32::MAX
-            let write = (cost > 0).then(|| Write {
-                state: SlidingWindowState {
-                    window_start_ms: start_ms,
-                    cur: after as u32,
-                    prev: prev as u32,
-                },
-                expire_at_ms: start_ms + 2 * self.window_ms,
-            });
+            let write = (cost > 0 || repair).then(|| self.write(start_ms, after, prev));
             return Outcome {
                 decision: Decision {
                     allowed: true,
@@ -149,7 +145,48 @@ impl SlidingWindow {
                 retry_after_ms: ceil_ms(wait_us as u64) as i64,
                 reset_after_ms: ceil_ms(reset_us(cur)),
             },
-            write: None,
+            write: repair.then(|| self.write(start_ms, cur, prev)),
+        }
+    }
+
+    /// The stored counts mapped onto the windows of this limiter: (cur, prev)
+    /// for the window starting at `start_ms` and the one before it.
+    ///
+    /// `cur` was admitted during `[s, s + W_old)` and `prev` during
+    /// `[s - W_old, s)`. Each count goes to the newest current-grid window
+    /// its interval reaches (so a changed window size can only make the
+    /// estimate larger, never admit more than the limit), or is dropped if it
+    /// lies wholly before the previous window. With an unchanged window size
+    /// this is the plain rule: same window as is, the one before shifts to
+    /// `prev`, anything older is gone.
+    fn regrid(&self, s: &SlidingWindowState, start_ms: u64) -> (u64, u64) {
+        let prev_start = start_ms.saturating_sub(self.window_ms);
+        let place = |ends_ms: u64, count: u32| -> (u64, u64) {
+            if ends_ms > start_ms {
+                (u64::from(count), 0)
+            } else if ends_ms > prev_start {
+                (0, u64::from(count))
+            } else {
+                (0, 0)
+            }
+        };
+        let (c1, p1) = place(s.window_start_ms.saturating_add(s.window_ms), s.cur);
+        let (c2, p2) = place(s.window_start_ms, s.prev);
+        // Counts never exceed u32 (limit <= 2^32-1) unless a window change
+        // merges two; saturate, which still reads as "over the limit".
+        let clamp = |v: u64| v.min(u64::from(u32::MAX));
+        (clamp(c1 + c2), clamp(p1 + p2))
+    }
+
+    fn write(&self, start_ms: u64, cur: u64, prev: u64) -> Write<SlidingWindowState> {
+        Write {
+            state: SlidingWindowState {
+                window_start_ms: start_ms,
+                window_ms: self.window_ms,
+                cur: cur.min(u64::from(u32::MAX)) as u32,
+                prev: prev.min(u64::from(u32::MAX)) as u32,
+            },
+            expire_at_ms: start_ms + 2 * self.window_ms,
         }
     }
 }
@@ -236,14 +273,30 @@ mod tests {
     }
 
     #[test]
-    fn stale_state_is_empty_and_future_state_is_drained() {
+    fn stale_state_is_empty() {
         let s = SlidingWindow::new(5, 1000);
         let now = T0 + 10_000 * MS;
-        let old = SlidingWindowState { window_start_ms: T0 / MS, cur: 5, prev: 5 };
-        assert_eq!(s.check(Some(old), now, 0).decision.remaining, 5);
-        let future = SlidingWindowState { window_start_ms: now / MS + 86_400_000, cur: 0, prev: 0 };
-        let d = s.check(Some(future), now, 1).decision;
+        let old = SlidingWindowState { window_start_ms: T0 / MS, window_ms: 1000, cur: 5, prev: 5 };
+        let o = s.check(Some(old), now, 0);
+        assert_eq!(o.decision.remaining, 5);
+        assert_eq!(o.write, None);
+    }
+
+    #[test]
+    fn future_state_reads_as_drained_and_is_repaired() {
+        let s = SlidingWindow::new(5, 1000);
+        let now = T0 + 10_000 * MS;
+        let future = SlidingWindowState { window_start_ms: now / MS + 86_400_000, window_ms: 1000, cur: 1, prev: 0 };
+        let o = s.check(Some(future), now, 1);
+        let d = o.decision;
         assert_eq!((d.allowed, d.remaining, d.reset_after_ms), (false, 0, 2000));
+        // The drained reading is stored, so the key is full two windows on,
+        // not a day on; COST 0 repairs too, a normal state never.
+        let w = o.write.expect("a repair write");
+        assert_eq!(w.state, SlidingWindowState { window_start_ms: now / MS, window_ms: 1000, cur: 5, prev: 0 });
+        assert!(s.check(Some(w.state), now + 2000 * MS, 5).decision.allowed);
+        assert!(s.check(Some(future), now, 0).write.is_some());
+        assert_eq!(s.check(Some(w.state), now, 1).write, None);
     }
 
     #[test]
@@ -256,6 +309,33 @@ mod tests {
         let d = s2.check(Some(w.state), T0 + 3500 * MS, 1).decision;
         assert!(!d.allowed);
         assert_eq!(d.remaining, 0);
+    }
+
+    #[test]
+    fn a_smaller_window_that_divides_the_old_one_still_counts_recent_traffic() {
+        // 5 admitted at T0 + 5.9 s in 3 s windows (window [3 s, 6 s)); read at
+        // T0 + 6.5 s with 2 s windows: the old window is aligned to the new
+        // grid's previous window [4 s, 6 s) and reaches into it, so it counts.
+        let s3 = SlidingWindow::new(5, 3000);
+        let w = s3.check(None, T0 + 5900 * MS, 5).write.unwrap();
+        let s2 = SlidingWindow::new(5, 2000);
+        let d = s2.check(Some(w.state), T0 + 6500 * MS, 5).decision;
+        assert!(!d.allowed, "{d:?}");
+        // 60 s windows shrunk to 1 s: traffic of the last minute counts now.
+        let s60 = SlidingWindow::new(5, 60_000);
+        let w = s60.check(None, T0 + 1000 * MS, 5).write.unwrap();
+        let d = SlidingWindow::new(5, 1000).check(Some(w.state), T0 + 50_000 * MS, 1).decision;
+        assert!(!d.allowed, "{d:?}");
+    }
+
+    #[test]
+    fn a_grown_window_keeps_counting_what_the_old_windows_held() {
+        let s1 = SlidingWindow::new(5, 1000);
+        let w = s1.check(None, T0 + 500 * MS, 4).write.unwrap();
+        // Read with 2 s windows half a second later: the 4 are in the current window.
+        let d = SlidingWindow::new(5, 2000).check(Some(w.state), T0 + 1000 * MS, 2).decision;
+        assert!(!d.allowed);
+        assert_eq!(d.remaining, 1);
     }
 
     #[test]

@@ -33,10 +33,7 @@ impl TokenBucket {
         let interval = unit_interval_us(refill_period_ms, refill_tokens);
         Schedule::new(interval, capacity)
             .map(|schedule| Self { schedule })
-            .ok_or(ParamError {
-                arg: "capacity",
-                reason: "refilling capacity takes more than 10^15 ms",
-            })
+            .ok_or(ParamError { arg: "capacity", reason: "refilling capacity takes more than 10^15 ms" })
     }
 
     pub fn schedule(&self) -> &Schedule {
@@ -48,10 +45,9 @@ impl TokenBucket {
         let o = self.schedule.check(state.map(|s| s.full_at_us), now_us, cost);
         Outcome {
             decision: o.decision,
-            write: o.write.map(|w| Write {
-                state: TokenBucketState { full_at_us: w.state },
-                expire_at_ms: w.expire_at_ms,
-            }),
+            write: o
+                .write
+                .map(|w| Write { state: TokenBucketState { full_at_us: w.state }, expire_at_ms: w.expire_at_ms }),
         }
     }
 }

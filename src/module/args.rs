@@ -199,10 +199,7 @@ mod tests {
     #[test]
     fn options_are_case_insensitive_in_any_order() {
         assert_eq!(opts(&[]), Ok(Options { burst: None, cost: 1, peek: false }));
-        assert_eq!(
-            opts(&["peek", "Cost", "0", "burst", "7"]),
-            Ok(Options { burst: Some(7), cost: 0, peek: true })
-        );
+        assert_eq!(opts(&["peek", "Cost", "0", "burst", "7"]), Ok(Options { burst: Some(7), cost: 0, peek: true }));
     }
 
     #[test]

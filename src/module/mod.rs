@@ -39,9 +39,30 @@ struct Command {
 
 /// Every command the module registers.
 const COMMANDS: &[Command] = &[
-    Command { name: c"RL.GCRA", handler: rl_gcra, flags: c"write deny-oom fast", first_key: 1, last_key: 1, key_step: 1 },
-    Command { name: c"RL.TOKENBUCKET", handler: rl_tokenbucket, flags: c"write deny-oom fast", first_key: 1, last_key: 1, key_step: 1 },
-    Command { name: c"RL.SLIDE", handler: rl_slide, flags: c"write deny-oom fast", first_key: 1, last_key: 1, key_step: 1 },
+    Command {
+        name: c"RL.GCRA",
+        handler: rl_gcra,
+        flags: c"write deny-oom fast",
+        first_key: 1,
+        last_key: 1,
+        key_step: 1,
+    },
+    Command {
+        name: c"RL.TOKENBUCKET",
+        handler: rl_tokenbucket,
+        flags: c"write deny-oom fast",
+        first_key: 1,
+        last_key: 1,
+        key_step: 1,
+    },
+    Command {
+        name: c"RL.SLIDE",
+        handler: rl_slide,
+        flags: c"write deny-oom fast",
+        first_key: 1,
+        last_key: 1,
+        key_step: 1,
+    },
     // Internal: carries a propagated effect (see `effect`). Not deny-oom:
     // a replica must apply what its master did.
     Command { name: effect::COMMAND, handler: rl_apply, flags: c"write fast", first_key: 1, last_key: 1, key_step: 1 },

@@ -5,7 +5,7 @@ use redis_module::raw::{self, RedisModuleCtx};
 
 use crate::core::Decision;
 
-use super::ffi::{api, has, context_flags, cstr, reply_array, reply_i64};
+use super::ffi::{api, context_flags, cstr, has, reply_array, reply_i64};
 
 /// Whether the calling client speaks RESP3 (and the server can build maps).
 pub fn wants_map(ctx: *mut RedisModuleCtx) -> bool {

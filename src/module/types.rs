@@ -18,6 +18,7 @@ use std::sync::atomic::{AtomicPtr, Ordering};
 
 use redis_module::raw::{self, RedisModuleCtx, RedisModuleDigest, RedisModuleIO, RedisModuleString, RedisModuleType};
 
+use crate::core::time::MAX_PERIOD_MS;
 use crate::core::{GcraState, SlidingWindowState, TokenBucketState};
 
 use super::effect;
@@ -86,14 +87,16 @@ impl Stored for SlidingWindowState {
     const NAME: &'static CStr = c"rl-slide-";
     const TAG: u8 = b'S';
     const WORDS: usize = 3;
+    /// `[window_start_ms, window_ms, cur | prev << 32]`
     fn to_words(&self) -> [u64; MAX_WORDS] {
-        [self.window_start_ms, u64::from(self.cur), u64::from(self.prev)]
+        [self.window_start_ms, self.window_ms, u64::from(self.cur) | u64::from(self.prev) << 32]
     }
     fn from_words(w: [u64; MAX_WORDS]) -> Option<Self> {
-        Some(Self {
+        (1..=MAX_PERIOD_MS).contains(&w[1]).then_some(Self {
             window_start_ms: w[0],
-            cur: u32::try_from(w[1]).ok()?,
-            prev: u32::try_from(w[2]).ok()?,
+            window_ms: w[1],
+            cur: w[2] as u32,
+            prev: (w[2] >> 32) as u32,
         })
     }
     fn slot() -> &'static AtomicPtr<RedisModuleType> {
@@ -155,14 +158,7 @@ unsafe extern "C" fn aof_rewrite<S: Stored>(aof: *mut RedisModuleIO, key: *mut R
     let state: S = unsafe { read(value) };
     let mut buf = [0u8; effect::MAX_PAYLOAD];
     let payload = effect::encode(&state, 0, &mut buf);
-    api!(RedisModule_EmitAOF(
-        aof,
-        effect::COMMAND.as_ptr(),
-        c"sb".as_ptr(),
-        key,
-        payload.as_ptr(),
-        payload.len()
-    ));
+    api!(RedisModule_EmitAOF(aof, effect::COMMAND.as_ptr(), c"sb".as_ptr(), key, payload.as_ptr(), payload.len()));
 }
 
 unsafe extern "C" fn mem_usage<S: Stored>(_value: *const c_void) -> usize {
