@@ -5,7 +5,8 @@
 //! absolute expiry, so replicas and AOF replay store exactly the master's
 //! state without looking at any clock. Two arguments keep the replication
 //! stream short. RL.APPLY is refused unless it comes over the master link or
-//! from AOF loading, so no client can forge limiter state.
+//! from AOF loading, so no client can forge limiter state. A replica
+//! propagates each RL.APPLY it runs verbatim, into its own AOF.
 //!
 //! Payload (little-endian): `tag:u8  word:u64 × WORDS  expire_at_ms:u64`,
 //! where `expire_at_ms == 0` means "leave the expiry alone" (AOF rewrite,
@@ -19,7 +20,7 @@ use redis_module::raw::{self, RedisModuleCtx, RedisModuleString};
 use crate::core::{GcraState, SlidingWindowState, TokenBucketState};
 
 use super::clock;
-use super::ffi::{api, reply_error, Argv, OpenKey};
+use super::ffi::{api, has, reply_error, Argv, OpenKey};
 use super::types::{self, Stored, MAX_WORDS};
 
 pub const COMMAND: &CStr = c"RL.APPLY";
@@ -86,6 +87,16 @@ pub fn apply_command(ctx: *mut RedisModuleCtx, args: Argv<'_>) {
         _ => false,
     };
     if applied {
+        // The server propagates no module command by itself, so without this
+        // a replica's own AOF would never hold the effects it applied, and
+        // the replica would restart from that AOF (after a failover, say)
+        // with every limiter full again. Propagating the effect verbatim
+        // feeds the replica's AOF; it reaches nothing else: a replica passes
+        // its master's stream on to its own replicas unchanged, and nothing
+        // is propagated while the AOF is loading.
+        if has!(RedisModule_ReplicateVerbatim) {
+            api!(RedisModule_ReplicateVerbatim(ctx));
+        }
         api!(RedisModule_ReplyWithSimpleString(ctx, c"OK".as_ptr()));
     } else {
         reply_error(ctx, "ERR RL.APPLY: malformed payload");

@@ -19,6 +19,7 @@
 #![allow(dead_code)]
 
 pub mod limiter;
+pub mod replication;
 
 use std::ffi::OsString;
 use std::fs;
