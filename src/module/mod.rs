@@ -4,6 +4,7 @@
 
 pub mod args;
 pub mod clock;
+pub mod command_info;
 pub mod commands;
 pub mod effect;
 pub mod ffi;
@@ -19,6 +20,7 @@ use redis_module::{redis_module, Context, RedisString, Status};
 
 use crate::core::{Gcra, GcraState, SlidingWindow, SlidingWindowState, TokenBucket, TokenBucketState};
 
+use command_info::Info;
 use ffi::{api, Argv};
 
 /// The module version as Redis reports it (`MODULE LIST`): major*10000 + minor*100 + patch.
@@ -32,9 +34,12 @@ struct Command {
     name: &'static CStr,
     handler: RawHandler,
     flags: &'static CStr,
+    /// Legacy key positions (what `COMMAND` reports as first/last/step).
     first_key: c_int,
     last_key: c_int,
     key_step: c_int,
+    /// Arity, key specs and docs (see `command_info`).
+    info: &'static Info,
 }
 
 /// Every command the module registers.
@@ -46,6 +51,7 @@ const COMMANDS: &[Command] = &[
         first_key: 1,
         last_key: 1,
         key_step: 1,
+        info: &command_info::GCRA,
     },
     Command {
         name: c"RL.TOKENBUCKET",
@@ -54,6 +60,7 @@ const COMMANDS: &[Command] = &[
         first_key: 1,
         last_key: 1,
         key_step: 1,
+        info: &command_info::TOKENBUCKET,
     },
     Command {
         name: c"RL.SLIDE",
@@ -62,10 +69,32 @@ const COMMANDS: &[Command] = &[
         first_key: 1,
         last_key: 1,
         key_step: 1,
+        info: &command_info::SLIDE,
+    },
+    // O(N), so not fast. The keys follow numkeys, which no first/last/step
+    // can express: Redis 7.0 finds them only through the getkeys-api
+    // callback (`commands::all::report_keys`), later servers also from the
+    // key spec.
+    Command {
+        name: c"RL.ALL",
+        handler: rl_all,
+        flags: c"write deny-oom getkeys-api",
+        first_key: 0,
+        last_key: 0,
+        key_step: 0,
+        info: &command_info::ALL,
     },
     // Internal: carries a propagated effect (see `effect`). Not deny-oom:
     // a replica must apply what its master did.
-    Command { name: effect::COMMAND, handler: rl_apply, flags: c"write fast", first_key: 1, last_key: 1, key_step: 1 },
+    Command {
+        name: effect::COMMAND,
+        handler: rl_apply,
+        flags: c"write fast",
+        first_key: 1,
+        last_key: 1,
+        key_step: 1,
+        info: &command_info::APPLY,
+    },
 ];
 
 unsafe extern "C" fn rl_gcra(ctx: *mut RedisModuleCtx, argv: *mut *mut RedisModuleString, argc: c_int) -> c_int {
@@ -81,6 +110,11 @@ unsafe extern "C" fn rl_tokenbucket(ctx: *mut RedisModuleCtx, argv: *mut *mut Re
 unsafe extern "C" fn rl_slide(ctx: *mut RedisModuleCtx, argv: *mut *mut RedisModuleString, argc: c_int) -> c_int {
     // SAFETY: the server's own argv for this call.
     entry(ctx, unsafe { Argv::new(argv, argc) }, commands::run::<SlidingWindow>)
+}
+
+unsafe extern "C" fn rl_all(ctx: *mut RedisModuleCtx, argv: *mut *mut RedisModuleString, argc: c_int) -> c_int {
+    // SAFETY: the server's own argv for this call.
+    entry(ctx, unsafe { Argv::new(argv, argc) }, commands::all::command)
 }
 
 unsafe extern "C" fn rl_apply(ctx: *mut RedisModuleCtx, argv: *mut *mut RedisModuleString, argc: c_int) -> c_int {
@@ -148,6 +182,12 @@ fn init(ctx: &Context, _args: &[RedisString]) -> Status {
         if status != raw::REDISMODULE_OK as c_int {
             log_warning(&format!("could not register command {:?}", c.name));
             return Status::Err;
+        }
+        // Not fatal: without it the command still works and its keys are
+        // still found (first/last/step, RL.ALL's getkeys-api callback);
+        // only COMMAND DOCS and the finer key flags are missing.
+        if let Err(why) = command_info::set(ctx, c.name, c.info) {
+            log_warning(&format!("command info for {:?} not set: {why}", c.name));
         }
     }
     Status::Ok

@@ -18,6 +18,7 @@
 //! kills its servers.
 #![allow(dead_code)]
 
+pub mod cluster;
 pub mod limiter;
 pub mod replication;
 

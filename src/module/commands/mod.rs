@@ -3,15 +3,16 @@
 //! reply. Nothing is read or written before the arguments are valid, and
 //! nothing is written or propagated for a denial, a PEEK or COST 0.
 
+pub mod all;
 pub mod gcra;
 pub mod slide;
 pub mod token_bucket;
 
-use std::ffi::CStr;
+use std::ffi::{c_void, CStr};
 
-use redis_module::raw::{self, RedisModuleCtx};
+use redis_module::raw::{self, RedisModuleCtx, RedisModuleString};
 
-use crate::core::Outcome;
+use crate::core::{Outcome, Write};
 
 use super::args::{ArgError, Options};
 use super::clock;
@@ -41,42 +42,68 @@ pub fn run<L: Limiter>(ctx: *mut RedisModuleCtx, args: Argv<'_>) {
     };
     let name = args.string(1);
     let key = OpenKey::write(ctx, name);
-    let (state, value) = match key.slot() {
-        Slot::Empty => (None, None),
-        // SAFETY: the value belongs to `L::State`'s registered type.
-        Slot::Module(ty, value) if ty == L::State::redis_type() => (Some(unsafe { types::read(value) }), Some(value)),
-        _ => {
-            drop(key);
-            return reply_error(ctx, WRONGTYPE);
-        }
+    let Ok(held) = read_state::<L::State>(&key) else {
+        drop(key);
+        return reply_error(ctx, WRONGTYPE);
     };
 
     let now_us = clock::now_us();
-    let outcome = limiter.check(state, now_us, opts.cost);
+    let outcome = limiter.check(held.map(|(state, _)| state), now_us, opts.cost);
 
     if let (false, Some(write)) = (opts.peek, outcome.write) {
-        let stored = match value {
-            // SAFETY: as above; the key is open for writing.
-            Some(value) => {
-                unsafe { types::overwrite(value, write.state) };
-                true
-            }
-            None => key.set_value(L::State::redis_type(), types::alloc(write.state)),
-        };
-        if stored {
-            key.set_expire_at(write.expire_at_ms, now_us / 1000);
-            drop(key);
-            api!(RedisModule_SignalModifiedKey(ctx, name));
-            api!(RedisModule_NotifyKeyspaceEvent(ctx, raw::REDISMODULE_NOTIFY_MODULE, L::EVENT.as_ptr(), name));
-            if !effect::replicate(ctx, name, &write.state, write.expire_at_ms) {
-                super::log_warning("RL.APPLY could not be propagated; replicas and the AOF may miss a write");
-            }
-        } else {
-            drop(key);
+        let stored = store(&key, held.map(|(_, value)| value), &write, now_us);
+        drop(key);
+        if !stored {
             return reply_error(ctx, "ERR could not store the limiter state");
         }
+        announce::<L>(ctx, name, &write);
     } else {
         drop(key);
     }
     reply::decision(ctx, &outcome.decision, reply::wants_map(ctx));
+}
+
+/// The key holds another Redis type or another algorithm's state.
+pub struct WrongType;
+
+/// The state in a key open for writing, and its value pointer: `None` for
+/// an empty key.
+#[inline]
+pub fn read_state<S: Stored>(key: &OpenKey) -> Result<Option<(S, *mut c_void)>, WrongType> {
+    match key.slot() {
+        Slot::Empty => Ok(None),
+        // SAFETY: the value belongs to `S`'s registered type.
+        Slot::Module(ty, value) if ty == S::redis_type() => Ok(Some((unsafe { types::read(value) }, value))),
+        _ => Err(WrongType),
+    }
+}
+
+/// Stores `write` in a key open for writing (in place over `value`, the
+/// value [`read_state`] found, else as a new value) and sets its expiry.
+/// False if the server refused the new value.
+#[inline]
+pub fn store<S: Stored>(key: &OpenKey, value: Option<*mut c_void>, write: &Write<S>, now_us: u64) -> bool {
+    let stored = match value {
+        // SAFETY: as in `read_state`; the key is open for writing.
+        Some(value) => {
+            unsafe { types::overwrite(value, write.state) };
+            true
+        }
+        None => key.set_value(S::redis_type(), types::alloc(write.state)),
+    };
+    if stored {
+        key.set_expire_at(write.expire_at_ms, now_us / 1000);
+    }
+    stored
+}
+
+/// Tells the server about a stored write: WATCH, keyspace event, and
+/// propagation of its effect. Call once the key is closed.
+#[inline]
+pub fn announce<L: Limiter>(ctx: *mut RedisModuleCtx, name: *mut RedisModuleString, write: &Write<L::State>) {
+    api!(RedisModule_SignalModifiedKey(ctx, name));
+    api!(RedisModule_NotifyKeyspaceEvent(ctx, raw::REDISMODULE_NOTIFY_MODULE, L::EVENT.as_ptr(), name));
+    if !effect::replicate(ctx, name, &write.state, write.expire_at_ms) {
+        super::log_warning("RL.APPLY could not be propagated; replicas and the AOF may miss a write");
+    }
 }

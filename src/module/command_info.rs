@@ -1,0 +1,339 @@
+//! What `COMMAND INFO`, `COMMAND DOCS` and `COMMAND GETKEYS` report for each
+//! command: arity, key specs, summary, complexity and arguments (Redis 7.0+,
+//! `RedisModule_SetCommandInfo`), and ACL categories where the server can
+//! set them (`RedisModule_SetCommandACLCategories`: Redis 7.2+ and Valkey).
+//!
+//! The `redis-module` crate's `#[command]` attribute would do this but
+//! fails on Redis 7.0, so the raw API is called here. Each command is
+//! described once as plain static data ([`Info`]); [`set`] turns it into
+//! the C structs at load.
+//!
+//! Key specs are what cluster clients and proxies read to route a command,
+//! what ACL key patterns are checked against, and what `COMMAND GETKEYS`
+//! answers with (Redis 7.0 routes RL.ALL through its `getkeys-api`
+//! callback instead; see `commands::all`).
+
+use std::ffi::CStr;
+use std::mem::size_of;
+use std::os::raw::c_int;
+use std::ptr::{null, null_mut};
+
+use redis_module::raw::{
+    self, RedisModuleCommandArg, RedisModuleCommandHistoryEntry, RedisModuleCommandInfo, RedisModuleCommandInfoVersion,
+    RedisModuleCommandKeySpec, RedisModuleCommandKeySpec__bindgen_ty_1,
+    RedisModuleCommandKeySpec__bindgen_ty_1__bindgen_ty_1, RedisModuleCommandKeySpec__bindgen_ty_2,
+    RedisModuleCommandKeySpec__bindgen_ty_2__bindgen_ty_1, RedisModuleCommandKeySpec__bindgen_ty_2__bindgen_ty_2,
+    RedisModuleCtx,
+};
+
+use super::ffi::{api, has};
+
+/// The module version in which every command first appeared.
+const SINCE: &CStr = c"0.1.0";
+
+/// How one command is documented.
+pub struct Info {
+    pub summary: &'static CStr,
+    pub complexity: &'static CStr,
+    /// As Redis counts it, the command name included; `-N` means at least N.
+    pub arity: c_int,
+    pub keys: Keys,
+    pub args: &'static [Arg],
+    /// Space-separated ACL categories, on servers that can set them.
+    pub acl_categories: &'static CStr,
+}
+
+/// Where a command's keys are, and what it does to them (`REDISMODULE_CMD_KEY_*`).
+pub enum Keys {
+    /// One key, at argument 1.
+    One { flags: u32 },
+    /// A count at argument 1, then that many keys.
+    Counted { flags: u32 },
+}
+
+/// One argument (or group of arguments) as `COMMAND DOCS` lists it.
+pub struct Arg {
+    name: &'static CStr,
+    kind: Kind,
+    token: Option<&'static CStr>,
+    summary: Option<&'static CStr>,
+    flags: u32,
+    subargs: &'static [Arg],
+}
+
+#[derive(Clone, Copy)]
+enum Kind {
+    Key,
+    Integer,
+    String,
+    PureToken,
+    OneOf,
+    Block,
+}
+
+impl Arg {
+    const fn new(name: &'static CStr, kind: Kind) -> Arg {
+        Arg { name, kind, token: None, summary: None, flags: raw::REDISMODULE_CMD_ARG_NONE, subargs: &[] }
+    }
+    const fn key(name: &'static CStr) -> Arg {
+        Arg::new(name, Kind::Key)
+    }
+    const fn int(name: &'static CStr) -> Arg {
+        Arg::new(name, Kind::Integer)
+    }
+    const fn string(name: &'static CStr) -> Arg {
+        Arg::new(name, Kind::String)
+    }
+    /// A bare keyword, such as PEEK.
+    const fn flag(name: &'static CStr, token: &'static CStr) -> Arg {
+        Arg::new(name, Kind::PureToken).token(token)
+    }
+    const fn one_of(name: &'static CStr, subargs: &'static [Arg]) -> Arg {
+        Arg { subargs, ..Arg::new(name, Kind::OneOf) }
+    }
+    const fn block(name: &'static CStr, subargs: &'static [Arg]) -> Arg {
+        Arg { subargs, ..Arg::new(name, Kind::Block) }
+    }
+    /// Preceded by a keyword (`BURST n`).
+    const fn token(self, token: &'static CStr) -> Arg {
+        Arg { token: Some(token), ..self }
+    }
+    const fn summary(self, summary: &'static CStr) -> Arg {
+        Arg { summary: Some(summary), ..self }
+    }
+    const fn optional(self) -> Arg {
+        Arg { flags: self.flags | raw::REDISMODULE_CMD_ARG_OPTIONAL, ..self }
+    }
+    const fn multiple(self) -> Arg {
+        Arg { flags: self.flags | raw::REDISMODULE_CMD_ARG_MULTIPLE, ..self }
+    }
+}
+
+/// Reads its state and writes it back, and the reply reveals it: as INCR.
+const LIMITER_KEY: u32 =
+    raw::REDISMODULE_CMD_KEY_RW | raw::REDISMODULE_CMD_KEY_ACCESS | raw::REDISMODULE_CMD_KEY_UPDATE;
+
+const COST: Arg = Arg::int(c"cost").token(c"COST").optional().summary(c"the weight of this request (default 1)");
+const PEEK: Arg =
+    Arg::flag(c"peek", c"PEEK").optional().summary(c"answer as if consumed, but consume and write nothing");
+const BURST: Arg =
+    Arg::int(c"burst").token(c"BURST").optional().summary(c"unit requests admitted back to back (default limit)");
+
+pub static GCRA: Info = Info {
+    summary: c"Checks and consumes a GCRA rate limit: limit per period_ms, with bursts",
+    complexity: c"O(1)",
+    arity: -4,
+    keys: Keys::One { flags: LIMITER_KEY },
+    args: &[Arg::key(c"key"), Arg::int(c"limit"), Arg::int(c"period_ms"), BURST, COST, PEEK],
+    acl_categories: c"write fast",
+};
+
+pub static TOKENBUCKET: Info = Info {
+    summary: c"Takes tokens from a bucket of capacity tokens refilled at refill_tokens per refill_period_ms",
+    complexity: c"O(1)",
+    arity: -5,
+    keys: Keys::One { flags: LIMITER_KEY },
+    args: &[
+        Arg::key(c"key"),
+        Arg::int(c"capacity"),
+        Arg::int(c"refill_tokens"),
+        Arg::int(c"refill_period_ms"),
+        COST,
+        PEEK,
+    ],
+    acl_categories: c"write fast",
+};
+
+pub static SLIDE: Info = Info {
+    summary: c"Checks and counts a request against a sliding window of limit per window_ms",
+    complexity: c"O(1)",
+    arity: -4,
+    keys: Keys::One { flags: LIMITER_KEY },
+    args: &[Arg::key(c"key"), Arg::int(c"limit"), Arg::int(c"window_ms"), COST, PEEK],
+    acl_categories: c"write fast",
+};
+
+/// The three spec forms of RL.ALL, one per key.
+const SPEC_FORMS: &[Arg] = &[
+    Arg::block(c"gcra", &[Arg::int(c"limit"), Arg::int(c"period_ms"), BURST, COST]).token(c"GCRA"),
+    Arg::block(
+        c"tokenbucket",
+        &[Arg::int(c"capacity"), Arg::int(c"refill_tokens"), Arg::int(c"refill_period_ms"), COST],
+    )
+    .token(c"TOKENBUCKET"),
+    Arg::block(c"slide", &[Arg::int(c"limit"), Arg::int(c"window_ms"), COST]).token(c"SLIDE"),
+];
+
+pub static ALL: Info = Info {
+    summary: c"Checks several rate limits as one decision: consumes from every key only if all allow",
+    complexity: c"O(N) where N is the number of keys",
+    // RL.ALL 1 key SLIDE limit window_ms
+    arity: -6,
+    keys: Keys::Counted { flags: LIMITER_KEY },
+    args: &[
+        Arg::int(c"numkeys"),
+        Arg::key(c"key").multiple(),
+        Arg::one_of(c"spec", SPEC_FORMS).multiple().summary(c"one per key, in key order"),
+        PEEK,
+    ],
+    // Not fast: O(N) in the number of keys.
+    acl_categories: c"write slow",
+};
+
+pub static APPLY: Info = Info {
+    summary: c"Internal: stores a limiter state propagated from the master or the AOF",
+    complexity: c"O(1)",
+    arity: 3,
+    // Replaces the value whatever it held, as SET or RESTORE.
+    keys: Keys::One { flags: raw::REDISMODULE_CMD_KEY_OW | raw::REDISMODULE_CMD_KEY_UPDATE },
+    args: &[Arg::key(c"key"), Arg::string(c"payload")],
+    acl_categories: c"write fast",
+};
+
+/// The layout of the structs below, so the server can index arrays of them
+/// whatever version of the header it was built with (the C header's
+/// `REDISMODULE_COMMAND_INFO_VERSION`, which is a `static` there and so not
+/// linkable).
+static VERSION: RedisModuleCommandInfoVersion = RedisModuleCommandInfoVersion {
+    version: 1,
+    sizeof_historyentry: size_of::<RedisModuleCommandHistoryEntry>(),
+    sizeof_keyspec: size_of::<RedisModuleCommandKeySpec>(),
+    sizeof_arg: size_of::<RedisModuleCommandArg>(),
+};
+
+/// Documents the already created command `name`. Does nothing on a server
+/// without `RedisModule_SetCommandInfo` (its keys are then found from
+/// first/last/step and, for RL.ALL, the getkeys-api callback).
+pub fn set(ctx: *mut RedisModuleCtx, name: &CStr, info: &Info) -> Result<(), &'static str> {
+    if !has!(RedisModule_GetCommand) || !has!(RedisModule_SetCommandInfo) {
+        return Ok(());
+    }
+    let command = api!(RedisModule_GetCommand(ctx, name.as_ptr()));
+    if command.is_null() {
+        return Err("RedisModule_GetCommand did not find it");
+    }
+    // Redis copies everything it is given; the arrays are leaked anyway,
+    // once per load, so no server could ever see them freed. (A module
+    // with data types can never be unloaded, so this is not a leak per
+    // MODULE LOAD/UNLOAD cycle.)
+    let key_specs = leak(vec![key_spec(&info.keys), END_OF_KEY_SPECS]);
+    let c_info = RedisModuleCommandInfo {
+        version: &VERSION,
+        summary: info.summary.as_ptr(),
+        complexity: info.complexity.as_ptr(),
+        since: SINCE.as_ptr(),
+        history: null_mut(),
+        tips: null(),
+        arity: info.arity,
+        key_specs: key_specs.as_mut_ptr(),
+        args: c_args(info.args),
+    };
+    if api!(RedisModule_SetCommandInfo(command, &c_info)) != raw::REDISMODULE_OK as c_int {
+        return Err("RedisModule_SetCommandInfo refused it (the server log says why)");
+    }
+    if has!(RedisModule_SetCommandACLCategories)
+        && api!(RedisModule_SetCommandACLCategories(command, info.acl_categories.as_ptr()))
+            != raw::REDISMODULE_OK as c_int
+    {
+        return Err("RedisModule_SetCommandACLCategories refused its categories");
+    }
+    Ok(())
+}
+
+fn leak<T>(v: Vec<T>) -> &'static mut [T] {
+    Box::leak(v.into_boxed_slice())
+}
+
+fn key_spec(keys: &Keys) -> RedisModuleCommandKeySpec {
+    // Both forms begin the search at argument 1.
+    let bs = RedisModuleCommandKeySpec__bindgen_ty_1 {
+        index: RedisModuleCommandKeySpec__bindgen_ty_1__bindgen_ty_1 { pos: 1 },
+    };
+    match *keys {
+        Keys::One { flags } => RedisModuleCommandKeySpec {
+            notes: null(),
+            flags: u64::from(flags),
+            begin_search_type: raw::RedisModuleKeySpecBeginSearchType_REDISMODULE_KSPEC_BS_INDEX,
+            bs,
+            find_keys_type: raw::RedisModuleKeySpecFindKeysType_REDISMODULE_KSPEC_FK_RANGE,
+            // Just the key at the begin-search index.
+            fk: RedisModuleCommandKeySpec__bindgen_ty_2 {
+                range: RedisModuleCommandKeySpec__bindgen_ty_2__bindgen_ty_1 { lastkey: 0, keystep: 1, limit: 0 },
+            },
+        },
+        Keys::Counted { flags } => RedisModuleCommandKeySpec {
+            notes: null(),
+            flags: u64::from(flags),
+            begin_search_type: raw::RedisModuleKeySpecBeginSearchType_REDISMODULE_KSPEC_BS_INDEX,
+            bs,
+            find_keys_type: raw::RedisModuleKeySpecFindKeysType_REDISMODULE_KSPEC_FK_KEYNUM,
+            // The count is at the begin-search index, the keys right after it.
+            fk: RedisModuleCommandKeySpec__bindgen_ty_2 {
+                keynum: RedisModuleCommandKeySpec__bindgen_ty_2__bindgen_ty_2 { keynumidx: 0, firstkey: 1, keystep: 1 },
+            },
+        },
+    }
+}
+
+/// Ends the key-spec array (a zero `begin_search_type`).
+const END_OF_KEY_SPECS: RedisModuleCommandKeySpec = RedisModuleCommandKeySpec {
+    notes: null(),
+    flags: 0,
+    begin_search_type: raw::RedisModuleKeySpecBeginSearchType_REDISMODULE_KSPEC_BS_INVALID,
+    bs: RedisModuleCommandKeySpec__bindgen_ty_1 {
+        index: RedisModuleCommandKeySpec__bindgen_ty_1__bindgen_ty_1 { pos: 0 },
+    },
+    find_keys_type: raw::RedisModuleKeySpecFindKeysType_REDISMODULE_KSPEC_FK_OMITTED,
+    fk: RedisModuleCommandKeySpec__bindgen_ty_2 {
+        range: RedisModuleCommandKeySpec__bindgen_ty_2__bindgen_ty_1 { lastkey: 0, keystep: 0, limit: 0 },
+    },
+};
+
+/// Ends an argument array (a NULL `name`).
+const END_OF_ARGS: RedisModuleCommandArg = RedisModuleCommandArg {
+    name: null(),
+    type_: 0,
+    key_spec_index: 0,
+    token: null(),
+    summary: null(),
+    since: null(),
+    flags: 0,
+    deprecated_since: null(),
+    subargs: null_mut(),
+    display_text: null(),
+};
+
+/// The C array for `args` (and, recursively, their subarguments), or NULL
+/// for none.
+fn c_args(args: &[Arg]) -> *mut RedisModuleCommandArg {
+    if args.is_empty() {
+        return null_mut();
+    }
+    let mut out: Vec<RedisModuleCommandArg> = args.iter().map(c_arg).collect();
+    out.push(END_OF_ARGS);
+    leak(out).as_mut_ptr()
+}
+
+fn c_arg(arg: &Arg) -> RedisModuleCommandArg {
+    let type_ = match arg.kind {
+        Kind::Key => raw::RedisModuleCommandArgType_REDISMODULE_ARG_TYPE_KEY,
+        Kind::Integer => raw::RedisModuleCommandArgType_REDISMODULE_ARG_TYPE_INTEGER,
+        Kind::String => raw::RedisModuleCommandArgType_REDISMODULE_ARG_TYPE_STRING,
+        Kind::PureToken => raw::RedisModuleCommandArgType_REDISMODULE_ARG_TYPE_PURE_TOKEN,
+        Kind::OneOf => raw::RedisModuleCommandArgType_REDISMODULE_ARG_TYPE_ONEOF,
+        Kind::Block => raw::RedisModuleCommandArgType_REDISMODULE_ARG_TYPE_BLOCK,
+    };
+    RedisModuleCommandArg {
+        name: arg.name.as_ptr(),
+        type_,
+        // Every command has one key spec, index 0; -1 marks "not a key".
+        key_spec_index: if matches!(arg.kind, Kind::Key) { 0 } else { -1 },
+        token: arg.token.map_or(null(), CStr::as_ptr),
+        summary: arg.summary.map_or(null(), CStr::as_ptr),
+        since: null(),
+        flags: arg.flags as c_int,
+        deprecated_since: null(),
+        subargs: c_args(arg.subargs),
+        display_text: null(),
+    }
+}

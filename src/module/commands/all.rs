@@ -1,0 +1,277 @@
+//! `RL.ALL numkeys key [key ...] spec [spec ...] [PEEK]`
+//!
+//! Several limits, one decision: every key is checked against its own spec
+//! at one instant, and cost is consumed from every key only if every limit
+//! allows it. Otherwise no key consumes anything.
+//!
+//! Repairs: a stored state that reads as drained because it lies too far
+//! ahead (a backward clock jump, tightened parameters) is stored as drained
+//! by the first call that sees it, as the single commands do, even when the
+//! call as a whole is denied: it admits nothing, and without it the key
+//! would stay blocked until the clock caught up. PEEK stores nothing at all.
+//!
+//! In a cluster the keys must share a hash slot. On Redis 7.0 the server
+//! finds them only by asking this command (the `getkeys-api` flag): see
+//! [`report_keys`].
+
+use std::ffi::c_void;
+use std::os::raw::c_int;
+
+use redis_module::raw::{self, RedisModuleCtx, RedisModuleString};
+
+use crate::core::{Decision, Gcra, Outcome, SlidingWindow, TokenBucket, Write};
+use crate::module::args::{self, ArgError, Limit};
+use crate::module::clock;
+use crate::module::ffi::{api, has, reply_array, reply_error, reply_i64, reply_wrong_arity, Argv, OpenKey};
+use crate::module::reply;
+
+use super::{announce, read_state, store, Limiter, WrongType, WRONGTYPE};
+
+/// Runs RL.ALL end to end, or answers the server's key-position request.
+pub fn command(ctx: *mut RedisModuleCtx, args: Argv<'_>) {
+    if keys_position_request(ctx) {
+        return report_keys(ctx, &args);
+    }
+    let parsed = match args::all_from(args.len(), |i| args.bytes(i)) {
+        Ok(parsed) => parsed,
+        Err(ArgError::WrongArity) => return reply_wrong_arity(ctx),
+        Err(e) => return reply_error(ctx, &e.to_string()),
+    };
+
+    // One instant for every key, so the limits are checked together.
+    let now_us = clock::now_us();
+    // At most args::MAX_KEYS parts, each holding its key open: duplicate
+    // keys were refused, so no two parts alias one value.
+    let mut parts: Vec<AnyPart> = Vec::with_capacity(parsed.specs.len());
+    for (i, spec) in parsed.specs.iter().enumerate() {
+        let name = args.string(2 + i);
+        let part = match spec.limit {
+            Limit::Gcra(l) => Part::open(ctx, name, l, spec.cost, now_us).map(AnyPart::Gcra),
+            Limit::TokenBucket(l) => Part::open(ctx, name, l, spec.cost, now_us).map(AnyPart::TokenBucket),
+            Limit::Slide(l) => Part::open(ctx, name, l, spec.cost, now_us).map(AnyPart::Slide),
+        };
+        match part {
+            Ok(part) => parts.push(part),
+            Err(WrongType) => {
+                // Closes every key opened so far; nothing was written.
+                drop(parts);
+                return reply_error(ctx, WRONGTYPE);
+            }
+        }
+    }
+
+    let allowed = parts.iter().all(|p| p.get().decision().allowed);
+    let retry_after_ms = if allowed { 0 } else { combined_retry(parts.iter().map(|p| p.get().decision())) };
+
+    let mut refused = false;
+    if !parsed.peek {
+        for part in &mut parts {
+            refused |= !part.get_mut().store(allowed, now_us);
+        }
+    }
+    // Close every key before telling the server about the writes, as the
+    // single commands do.
+    for part in &mut parts {
+        part.get_mut().close();
+    }
+    // Whatever was stored is propagated, even if a later key was refused,
+    // so that replicas and the AOF hold what this server holds.
+    for part in &parts {
+        part.get().announce(ctx);
+    }
+    if refused {
+        return reply_error(ctx, "ERR could not store the limiter state");
+    }
+    reply_all(ctx, allowed, retry_after_ms, &parts, reply::wants_map(ctx));
+}
+
+/// The retry of a denied call: -1 if some denying limit can never allow
+/// (its cost exceeds its limit), else the longest wait among the denying
+/// limits. Limits only refill while nothing else happens, so after that
+/// wait every one of them allows.
+fn combined_retry<'a>(decisions: impl Iterator<Item = &'a Decision>) -> i64 {
+    let mut longest = 0;
+    for d in decisions.filter(|d| !d.allowed) {
+        if d.retry_after_ms < 0 {
+            return -1;
+        }
+        longest = longest.max(d.retry_after_ms);
+    }
+    longest
+}
+
+/// RESP2: `[allowed, retry_after_ms, [5 integers] per key]`; RESP3: a map
+/// with `allowed` (a boolean), `retry_after_ms` and `limits`.
+fn reply_all(ctx: *mut RedisModuleCtx, allowed: bool, retry_after_ms: i64, parts: &[AnyPart], map: bool) {
+    if map {
+        api!(RedisModule_ReplyWithMap(ctx, 3));
+        api!(RedisModule_ReplyWithSimpleString(ctx, c"allowed".as_ptr()));
+        api!(RedisModule_ReplyWithBool(ctx, allowed as c_int));
+        api!(RedisModule_ReplyWithSimpleString(ctx, c"retry_after_ms".as_ptr()));
+        reply_i64(ctx, retry_after_ms);
+        api!(RedisModule_ReplyWithSimpleString(ctx, c"limits".as_ptr()));
+        reply_array(ctx, parts.len());
+    } else {
+        reply_array(ctx, 2 + parts.len());
+        reply_i64(ctx, allowed as i64);
+        reply_i64(ctx, retry_after_ms);
+    }
+    for part in parts {
+        reply::decision(ctx, part.get().decision(), map);
+    }
+}
+
+/// Whether the server is asking for the key positions (cluster routing on
+/// Redis 7.0, `COMMAND GETKEYS` where no key spec applies) rather than
+/// running the command.
+fn keys_position_request(ctx: *mut RedisModuleCtx) -> bool {
+    has!(RedisModule_IsKeysPositionRequest) && api!(RedisModule_IsKeysPositionRequest(ctx)) != 0
+}
+
+/// Declares arguments `2..2 + numkeys` as keys, as the command's key spec
+/// does, so routing and `COMMAND GETKEYS` agree. A `numkeys` that is not an
+/// integer or exceeds the arguments declares no key: the command then runs
+/// where it was sent and answers the error itself. (A valid `numkeys` above
+/// the RL.ALL maximum is still declared: the keys are bounded by argc, and
+/// the command answers that error wherever it is routed.)
+fn report_keys(ctx: *mut RedisModuleCtx, args: &Argv<'_>) {
+    let Some(after) = args.len().checked_sub(2) else { return };
+    let Ok(numkeys) = args::int_in(args.bytes(1), "numkeys", 0, after as u64) else { return };
+    let flags =
+        (raw::REDISMODULE_CMD_KEY_RW | raw::REDISMODULE_CMD_KEY_ACCESS | raw::REDISMODULE_CMD_KEY_UPDATE) as c_int;
+    let with_flags = has!(RedisModule_KeyAtPosWithFlags);
+    // numkeys <= argc - 2, so every position fits in c_int like argc does.
+    for pos in 2..2 + numkeys as c_int {
+        if with_flags {
+            api!(RedisModule_KeyAtPosWithFlags(ctx, pos, flags));
+        } else {
+            api!(RedisModule_KeyAtPos(ctx, pos));
+        }
+    }
+}
+
+/// One key's part in the decision.
+trait Pending {
+    /// What a PEEK of this limit alone answers (for an allowed call, also
+    /// the state after consuming).
+    fn decision(&self) -> &Decision;
+    /// Stores what this key gets from the whole decision: its consumed
+    /// state if every limit allowed, else at most a repair. False if the
+    /// server refused the value.
+    fn store(&mut self, all_allowed: bool, now_us: u64) -> bool;
+    /// Closes the key.
+    fn close(&mut self);
+    /// Signals, notifies and propagates what [`store`](Self::store) wrote.
+    fn announce(&self, ctx: *mut RedisModuleCtx);
+}
+
+struct Part<L: Limiter> {
+    limiter: L,
+    name: *mut RedisModuleString,
+    /// Open from the read until every key is stored.
+    key: Option<OpenKey>,
+    held: Option<(L::State, *mut c_void)>,
+    outcome: Outcome<L::State>,
+    written: Option<Write<L::State>>,
+}
+
+impl<L: Limiter> Part<L> {
+    /// Opens and reads the key, and decides its limit alone.
+    fn open(
+        ctx: *mut RedisModuleCtx,
+        name: *mut RedisModuleString,
+        limiter: L,
+        cost: u64,
+        now_us: u64,
+    ) -> Result<Self, WrongType> {
+        let key = OpenKey::write(ctx, name);
+        let held = read_state::<L::State>(&key)?;
+        let outcome = limiter.check(held.map(|(state, _)| state), now_us, cost);
+        Ok(Self { limiter, name, key: Some(key), held, outcome, written: None })
+    }
+}
+
+impl<L: Limiter> Pending for Part<L> {
+    fn decision(&self) -> &Decision {
+        &self.outcome.decision
+    }
+
+    fn store(&mut self, all_allowed: bool, now_us: u64) -> bool {
+        let write = if all_allowed {
+            self.outcome.write
+        } else {
+            // Consume nothing; keep only a repair. A COST 0 check stores
+            // exactly that (and nothing in steady operation).
+            self.limiter.check(self.held.map(|(state, _)| state), now_us, 0).write
+        };
+        let (Some(write), Some(key)) = (write, &self.key) else {
+            return true;
+        };
+        if !store(key, self.held.map(|(_, value)| value), &write, now_us) {
+            return false;
+        }
+        self.written = Some(write);
+        true
+    }
+
+    fn close(&mut self) {
+        self.key = None;
+    }
+
+    fn announce(&self, ctx: *mut RedisModuleCtx) {
+        if let Some(write) = &self.written {
+            announce::<L>(ctx, self.name, write);
+        }
+    }
+}
+
+/// A part of any algorithm, without boxing.
+enum AnyPart {
+    Gcra(Part<Gcra>),
+    TokenBucket(Part<TokenBucket>),
+    Slide(Part<SlidingWindow>),
+}
+
+impl AnyPart {
+    fn get(&self) -> &dyn Pending {
+        match self {
+            AnyPart::Gcra(p) => p,
+            AnyPart::TokenBucket(p) => p,
+            AnyPart::Slide(p) => p,
+        }
+    }
+
+    fn get_mut(&mut self) -> &mut dyn Pending {
+        match self {
+            AnyPart::Gcra(p) => p,
+            AnyPart::TokenBucket(p) => p,
+            AnyPart::Slide(p) => p,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn d(allowed: bool, retry_after_ms: i64) -> Decision {
+        Decision { allowed, limit: 10, remaining: 0, retry_after_ms, reset_after_ms: 0 }
+    }
+
+    #[test]
+    fn retry_is_the_longest_wait_among_the_denying_limits() {
+        let ds = [d(false, 100), d(true, 0), d(false, 250), d(false, 1)];
+        assert_eq!(combined_retry(ds.iter()), 250);
+    }
+
+    #[test]
+    fn retry_is_never_when_any_denying_limit_can_never_allow() {
+        let ds = [d(false, 100), d(false, -1), d(false, 250)];
+        assert_eq!(combined_retry(ds.iter()), -1);
+    }
+
+    #[test]
+    fn allowed_limits_do_not_count_towards_the_retry() {
+        assert_eq!(combined_retry([d(true, 0), d(false, 7)].iter()), 7);
+    }
+}

@@ -1,0 +1,303 @@
+//! Invariant 8, on one server: every command declares its keys the way
+//! Redis's own commands do, so `COMMAND GETKEYS`, `COMMAND INFO` and
+//! `COMMAND DOCS` answer for it as they answer for INCR, SINTERCARD or
+//! RESTORE, and cluster clients and proxies can route it.
+
+mod common;
+
+use redis::{Connection, Value};
+
+use common::limiter::{err_of, raw};
+use common::Server;
+
+/// A reply as compact text: arrays in brackets, words separated by spaces.
+fn text(v: &Value) -> String {
+    match v {
+        Value::Nil => "nil".into(),
+        Value::Int(i) => i.to_string(),
+        Value::BulkString(b) => String::from_utf8_lossy(b).into_owned(),
+        Value::SimpleString(s) => s.clone(),
+        Value::Okay => "OK".into(),
+        Value::Array(items) | Value::Set(items) => {
+            format!("[{}]", items.iter().map(text).collect::<Vec<_>>().join(" "))
+        }
+        Value::Map(pairs) => {
+            format!("[{}]", pairs.iter().map(|(k, v)| format!("{} {}", text(k), text(v))).collect::<Vec<_>>().join(" "))
+        }
+        other => format!("{other:?}"),
+    }
+}
+
+fn query(con: &mut Connection, line: &str) -> Value {
+    let words: Vec<&str> = line.split(' ').collect();
+    raw(con, &words).unwrap_or_else(|e| panic!("{line}: {e}"))
+}
+
+/// Field `i` of `COMMAND INFO <name>` (0 name, 1 arity, 2 flags, 3-5
+/// first/last/step, 6 ACL categories, 7 tips, 8 key specs).
+fn info_field(con: &mut Connection, name: &str, i: usize) -> String {
+    let Value::Array(commands) = query(con, &format!("COMMAND INFO {name}")) else { panic!("COMMAND INFO {name}") };
+    let Value::Array(fields) = &commands[0] else { panic!("{name} is not a command: {commands:?}") };
+    text(&fields[i])
+}
+
+/// `COMMAND DOCS <name>` as text, without the leading name. Servers that
+/// fill in `display_text` for every argument (Valkey) do so for their own
+/// commands too; it is dropped here, and checked once on its own.
+fn docs(con: &mut Connection, name: &str) -> String {
+    let Value::Array(pair) = query(con, &format!("COMMAND DOCS {name}")) else { panic!("COMMAND DOCS {name}") };
+    text(&without_display_text(&pair[1]))
+}
+
+/// The reply with every `display_text <value>` pair left out.
+fn without_display_text(v: &Value) -> Value {
+    match v {
+        Value::Array(items) => {
+            let mut kept = Vec::new();
+            let mut items = items.iter();
+            while let Some(item) = items.next() {
+                if matches!(item, Value::BulkString(b) if b == b"display_text") {
+                    items.next();
+                } else {
+                    kept.push(without_display_text(item));
+                }
+            }
+            Value::Array(kept)
+        }
+        other => other.clone(),
+    }
+}
+
+#[test]
+fn arguments_have_a_display_text_where_the_servers_own_commands_do() {
+    let s = Server::start();
+    let mut con = s.conn();
+    let shown = |con: &mut Connection, name: &str| {
+        let Value::Array(pair) = query(con, &format!("COMMAND DOCS {name}")) else { panic!("COMMAND DOCS {name}") };
+        text(&pair[1]).matches("display_text").count()
+    };
+    let builtin = shown(&mut con, "INCR") > 0;
+    // RL.GCRA's six arguments.
+    assert_eq!(shown(&mut con, "RL.GCRA"), if builtin { 6 } else { 0 });
+}
+
+#[test]
+fn command_getkeys_names_the_keys_of_every_command() {
+    let s = Server::start();
+    let mut con = s.conn();
+    let cases: &[(&str, &str)] = &[
+        ("RL.GCRA k 10 1000", "[k]"),
+        ("RL.GCRA k 10 1000 BURST 5 COST 2 PEEK", "[k]"),
+        ("RL.TOKENBUCKET k 10 1 1000", "[k]"),
+        ("RL.TOKENBUCKET k 10 1 1000 COST 0 PEEK", "[k]"),
+        ("RL.SLIDE k 10 1000", "[k]"),
+        ("RL.SLIDE k 10 1000 COST 3", "[k]"),
+        ("RL.APPLY k payload", "[k]"),
+        ("RL.ALL 1 a GCRA 1 1000", "[a]"),
+        ("RL.ALL 2 a b GCRA 1 1000 SLIDE 1 1 PEEK", "[a b]"),
+        ("RL.ALL 3 u t g GCRA 1 1000 BURST 2 SLIDE 1 1 COST 2 TOKENBUCKET 1 1 1", "[u t g]"),
+        // Keys are the arguments after numkeys, whatever they look like.
+        ("RL.ALL 2 GCRA SLIDE GCRA 1 1000 SLIDE 1 1", "[GCRA SLIDE]"),
+    ];
+    for (line, want) in cases {
+        assert_eq!(text(&query(&mut con, &format!("COMMAND GETKEYS {line}"))), *want, "{line}");
+    }
+
+    // And what each command does to them.
+    let flagged: &[(&str, &str)] = &[
+        ("RL.GCRA k 10 1000", "[[k [RW access update]]]"),
+        ("RL.TOKENBUCKET k 10 1 1000", "[[k [RW access update]]]"),
+        ("RL.SLIDE k 10 1000", "[[k [RW access update]]]"),
+        ("RL.ALL 2 a b GCRA 1 1000 SLIDE 1 1", "[[a [RW access update]] [b [RW access update]]]"),
+        ("RL.APPLY k payload", "[[k [OW update]]]"),
+    ];
+    for (line, want) in flagged {
+        assert_eq!(text(&query(&mut con, &format!("COMMAND GETKEYSANDFLAGS {line}"))), *want, "{line}");
+    }
+
+    // A numkeys that names no keys, or more keys than there are arguments,
+    // is an error, as for SINTERCARD; and too few arguments for the arity.
+    for line in ["RL.ALL 0 a b c d", "RL.ALL 9 a b c d e", "RL.ALL x a b c d e", "RL.ALL -1 a b c d e"] {
+        let line = format!("COMMAND GETKEYS {line}");
+        let words: Vec<&str> = line.split(' ').collect();
+        assert!(err_of(&mut con, &words).starts_with("ERR Invalid arguments"), "{line}");
+    }
+    let e = err_of(&mut con, &["COMMAND", "GETKEYS", "RL.GCRA", "k", "10"]);
+    assert!(e.starts_with("ERR Invalid number of arguments"), "{e}");
+}
+
+#[test]
+fn the_limiters_declare_their_key_as_incr_does() {
+    let s = Server::start();
+    let mut con = s.conn();
+    let incr = info_field(&mut con, "INCR", 8);
+    assert_eq!(incr, "[[flags [RW access update] begin_search [type index spec [index 1]] find_keys [type range spec [lastkey 0 keystep 1 limit 0]]]]");
+    for name in ["RL.GCRA", "RL.TOKENBUCKET", "RL.SLIDE"] {
+        assert_eq!(info_field(&mut con, name, 8), incr, "{name} key specs");
+        assert_eq!((3..6).map(|i| info_field(&mut con, name, i)).collect::<Vec<_>>(), ["1", "1", "1"], "{name}");
+    }
+}
+
+#[test]
+fn rl_all_declares_its_keys_as_sintercard_does_but_writes_them() {
+    let s = Server::start();
+    let mut con = s.conn();
+    let sintercard = info_field(&mut con, "SINTERCARD", 8);
+    let rl_all = info_field(&mut con, "RL.ALL", 8);
+    assert_eq!(rl_all, sintercard.replace("[RO access]", "[RW access update]"));
+    assert_eq!(rl_all, "[[flags [RW access update] begin_search [type index spec [index 1]] find_keys [type keynum spec [keynumidx 0 firstkey 1 keystep 1]]]]");
+    // No first/last/step can describe keys after a count: 0 0 0 and
+    // "movablekeys", again as SINTERCARD.
+    for i in 3..6 {
+        assert_eq!(info_field(&mut con, "RL.ALL", i), info_field(&mut con, "SINTERCARD", i));
+    }
+    assert!(info_field(&mut con, "RL.ALL", 2).contains("movablekeys"));
+}
+
+#[test]
+fn rl_apply_declares_its_key_as_restore_does() {
+    let s = Server::start();
+    let mut con = s.conn();
+    assert_eq!(info_field(&mut con, "RL.APPLY", 8), info_field(&mut con, "RESTORE", 8));
+}
+
+#[test]
+fn command_info_reports_arity_and_honest_flags() {
+    let s = Server::start();
+    let mut con = s.conn();
+    let cases: &[(&str, &str, &str)] = &[
+        ("RL.GCRA", "-4", "[write denyoom module fast]"),
+        ("RL.TOKENBUCKET", "-5", "[write denyoom module fast]"),
+        ("RL.SLIDE", "-4", "[write denyoom module fast]"),
+        // O(N) in the keys: not fast.
+        ("RL.ALL", "-6", "[write denyoom module movablekeys]"),
+        // A replica must apply what its master did, memory or not.
+        ("RL.APPLY", "3", "[write module fast]"),
+    ];
+    for (name, arity, flags) in cases {
+        assert_eq!(info_field(&mut con, name, 0), *name);
+        assert_eq!(info_field(&mut con, name, 1), *arity, "{name} arity");
+        assert_eq!(info_field(&mut con, name, 2), *flags, "{name} flags");
+    }
+}
+
+#[test]
+fn the_server_enforces_the_declared_arity() {
+    let s = Server::start();
+    let mut con = s.conn();
+    for line in ["RL.GCRA k 10", "RL.TOKENBUCKET k 10 1", "RL.SLIDE k 10", "RL.ALL 1 k SLIDE 10", "RL.APPLY k"] {
+        let words: Vec<&str> = line.split(' ').collect();
+        let e = err_of(&mut con, &words);
+        assert!(e.starts_with("ERR wrong number of arguments"), "{line}: {e}");
+    }
+}
+
+#[test]
+fn acl_categories_are_set_where_the_server_can_set_them() {
+    let s = Server::start();
+    let mut con = s.conn();
+    // RedisModule_SetCommandACLCategories arrived in Redis 7.2 (Valkey
+    // reports a 7.2 compatibility version): on 7.0 module commands belong
+    // to no category.
+    let info: String = redis::cmd("INFO").arg("server").query(&mut con).unwrap();
+    let version: Vec<u32> = info
+        .lines()
+        .find_map(|l| l.strip_prefix("redis_version:"))
+        .expect("redis_version")
+        .trim()
+        .split('.')
+        .map(|n| n.parse().expect("a version number"))
+        .collect();
+    let can_set = version[..2] >= [7, 2][..];
+    let cases: &[(&str, &str)] = &[
+        ("RL.GCRA", "[@write @fast]"),
+        ("RL.TOKENBUCKET", "[@write @fast]"),
+        ("RL.SLIDE", "[@write @fast]"),
+        ("RL.ALL", "[@write @slow]"),
+        ("RL.APPLY", "[@write @fast]"),
+    ];
+    for (name, want) in cases {
+        let categories = info_field(&mut con, name, 6);
+        assert_eq!(categories, if can_set { *want } else { "[]" }, "{name} on {version:?}");
+    }
+}
+
+#[test]
+fn command_docs_describe_every_command_and_argument() {
+    let s = Server::start();
+    let mut con = s.conn();
+    let opt = |name: &str, token: &str, summary: &str| {
+        format!("[name {name} type integer token {token} summary {summary} flags [optional]]")
+    };
+    let cost = opt("cost", "COST", "the weight of this request (default 1)");
+    let burst = opt("burst", "BURST", "unit requests admitted back to back (default limit)");
+    let peek = "[name peek type pure-token token PEEK summary answer as if consumed, but consume and write nothing flags [optional]]";
+    let key = "[name key type key key_spec_index 0]";
+    let int = |name: &str| format!("[name {name} type integer]");
+    let head = |summary: &str, complexity: &str| {
+        format!("summary {summary} since 0.1.0 group module complexity {complexity} module rl")
+    };
+
+    assert_eq!(
+        docs(&mut con, "RL.GCRA"),
+        format!(
+            "[{} arguments [{key} {} {} {burst} {cost} {peek}]]",
+            head("Checks and consumes a GCRA rate limit: limit per period_ms, with bursts", "O(1)"),
+            int("limit"),
+            int("period_ms")
+        )
+    );
+    assert_eq!(
+        docs(&mut con, "RL.TOKENBUCKET"),
+        format!(
+            "[{} arguments [{key} {} {} {} {cost} {peek}]]",
+            head(
+                "Takes tokens from a bucket of capacity tokens refilled at refill_tokens per refill_period_ms",
+                "O(1)"
+            ),
+            int("capacity"),
+            int("refill_tokens"),
+            int("refill_period_ms")
+        )
+    );
+    assert_eq!(
+        docs(&mut con, "RL.SLIDE"),
+        format!(
+            "[{} arguments [{key} {} {} {cost} {peek}]]",
+            head("Checks and counts a request against a sliding window of limit per window_ms", "O(1)"),
+            int("limit"),
+            int("window_ms")
+        )
+    );
+    let specs = format!(
+        "[name gcra type block token GCRA arguments [{} {} {burst} {cost}]] \
+         [name tokenbucket type block token TOKENBUCKET arguments [{} {} {} {cost}]] \
+         [name slide type block token SLIDE arguments [{} {} {cost}]]",
+        int("limit"),
+        int("period_ms"),
+        int("capacity"),
+        int("refill_tokens"),
+        int("refill_period_ms"),
+        int("limit"),
+        int("window_ms")
+    );
+    assert_eq!(
+        docs(&mut con, "RL.ALL"),
+        format!(
+            "[{} arguments [{} [name key type key key_spec_index 0 flags [multiple]] \
+             [name spec type oneof summary one per key, in key order flags [multiple] arguments [{specs}]] {peek}]]",
+            head(
+                "Checks several rate limits as one decision: consumes from every key only if all allow",
+                "O(N) where N is the number of keys"
+            ),
+            int("numkeys")
+        )
+    );
+    assert_eq!(
+        docs(&mut con, "RL.APPLY"),
+        format!(
+            "[{} arguments [{key} [name payload type string]]]",
+            head("Internal: stores a limiter state propagated from the master or the AOF", "O(1)")
+        )
+    );
+}
