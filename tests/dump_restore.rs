@@ -391,10 +391,11 @@ fn extreme_but_well_formed_restored_states_read_as_drained_or_idle_never_crash()
     // (key of the real dump to start from, the words to put in, the command,
     // whether it must read as full or drained, if the contract says)
     let states: Vec<(&str, Vec<u64>, &str, Option<bool>)> = vec![
-        ("g", vec![u64::MAX], "RL.GCRA x 10 60000 BURST 5", DRAINED),
+        // The largest time a one-word state can hold (2^63 - 1 µs).
+        ("g", vec![(1 << 63) - 1], "RL.GCRA x 10 60000 BURST 5", DRAINED),
         ("g", vec![now_us + 3_600_000_000], "RL.GCRA x 10 60000 BURST 5", DRAINED),
         ("g", vec![0], "RL.GCRA x 10 60000 BURST 5", FULL),
-        ("t", vec![u64::MAX], "RL.TOKENBUCKET x 5 1 12000", DRAINED),
+        ("t", vec![(1 << 63) - 1], "RL.TOKENBUCKET x 5 1 12000", DRAINED),
         ("t", vec![now_us + 3_600_000_000], "RL.TOKENBUCKET x 5 1 12000", DRAINED),
         ("t", vec![0], "RL.TOKENBUCKET x 5 1 12000", FULL),
         ("s", vec![u64::MAX - 59_999, 60_000, u64::MAX], "RL.SLIDE x 5 60000", DRAINED),
@@ -404,6 +405,15 @@ fn extreme_but_well_formed_restored_states_read_as_drained_or_idle_never_crash()
         ("s", vec![0, 1, u64::MAX], "RL.SLIDE x 5 60000", FULL),
         ("s", vec![123, 7, 5 << 32], "RL.SLIDE x 5 60000", FULL),
     ];
+    // One-word states live in the value pointer and must stay below 2^63:
+    // a larger time (292,000 years on) is no valid state, refused like one.
+    for from in ["g", "t"] {
+        let (_, _, d) = real.iter().find(|(k, _, _)| *k == from).unwrap();
+        for word in [1 << 63, u64::MAX] {
+            let d = d.with(|d| d.fields = vec![(OPCODE_UINT, word)]);
+            assert_refused(&s, &mut c, &format!("{from}: time {word}"), &d.build(), &[BAD_DATA]);
+        }
+    }
     for (from, words, line, full) in states {
         let (_, _, d) = real.iter().find(|(k, _, _)| *k == from).unwrap();
         let d = d.with(|d| d.fields = words.iter().map(|&w| (OPCODE_UINT, w)).collect());

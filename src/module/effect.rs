@@ -110,9 +110,13 @@ fn store<S: Stored>(ctx: *mut RedisModuleCtx, name: *mut RedisModuleString, payl
     let key = OpenKey::write(ctx, name);
     match key.slot() {
         // SAFETY: the value is of `S`'s registered type.
-        super::ffi::Slot::Module(ty, value) if ty == S::redis_type() => unsafe { types::overwrite(value, state) },
+        super::ffi::Slot::Module(ty, value) if ty == S::redis_type() => {
+            if !unsafe { types::update(&key, value, state) } {
+                return false;
+            }
+        }
         _ => {
-            if !key.set_value(S::redis_type(), types::alloc(state)) {
+            if !key.set_value(S::redis_type(), types::new_value(state)) {
                 return false;
             }
         }

@@ -162,6 +162,13 @@ impl OpenKey {
         api!(RedisModule_ModuleTypeSetValue(self.key, ty, value)) == raw::REDISMODULE_OK as c_int
     }
 
+    /// Replaces the value of a key that holds one of type `ty` (the old value
+    /// is not freed: the caller owns it).
+    pub fn replace_value(&self, ty: *mut RedisModuleType, value: *mut std::ffi::c_void) -> bool {
+        let mut old = std::ptr::null_mut();
+        api!(RedisModule_ModuleTypeReplaceValue(self.key, ty, value, &mut old)) == raw::REDISMODULE_OK as c_int
+    }
+
     /// Sets the key's absolute expiry, ms since the epoch. `now_ms` is the
     /// time the command runs at, used where the server has no absolute form.
     pub fn set_expire_at(&self, at_ms: u64, now_ms: u64) -> bool {

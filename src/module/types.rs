@@ -1,9 +1,13 @@
 //! The module data types: one per algorithm, so that a key of one algorithm
 //! is WRONGTYPE to the others and MEMORY USAGE is exact per algorithm.
 //!
-//! A value is the algorithm's fixed-size state, allocated with the server's
-//! allocator (so `used_memory` and `maxmemory` see it). Every callback is
-//! generic over [`Stored`]; the encodings are:
+//! A value is the algorithm's fixed-size state. States of one word (GCRA and
+//! the token bucket: a time in µs) live in the value pointer itself, so such
+//! a key costs no allocation of its own; the server never dereferences a
+//! module value, it only hands it back to these callbacks. Larger states
+//! (the sliding window) are allocated with the server's allocator, so that
+//! `used_memory` and `maxmemory` see them. Every callback is generic over
+//! [`Stored`]; the encodings are:
 //!
 //! - RDB (encoding version 0): the state's words as RDB unsigneds. Future
 //!   versions add a new encoding version and keep loading version 0.
@@ -22,7 +26,7 @@ use crate::core::time::MAX_PERIOD_MS;
 use crate::core::{GcraState, SlidingWindowState, TokenBucketState};
 
 use super::effect;
-use super::ffi::api;
+use super::ffi::{api, OpenKey};
 
 /// The RDB encoding version every type writes today.
 pub const ENCODING_VERSION: c_int = 0;
@@ -38,6 +42,9 @@ pub trait Stored: Copy + Sized + 'static {
     const TAG: u8;
     /// How many of the words it uses.
     const WORDS: usize;
+    /// Whether the state lives in the value pointer (one word below 2^63,
+    /// see [`new_value`]) rather than in an allocation.
+    const INLINE: bool;
     fn to_words(&self) -> [u64; MAX_WORDS];
     /// `None` for words no valid state has (a corrupt payload or file).
     fn from_words(words: [u64; MAX_WORDS]) -> Option<Self>;
@@ -57,11 +64,12 @@ impl Stored for GcraState {
     const NAME: &'static CStr = c"rl-gcra--";
     const TAG: u8 = b'G';
     const WORDS: usize = 1;
+    const INLINE: bool = true;
     fn to_words(&self) -> [u64; MAX_WORDS] {
         [self.tat_us, 0, 0]
     }
     fn from_words(w: [u64; MAX_WORDS]) -> Option<Self> {
-        Some(Self { tat_us: w[0] })
+        (w[0] < INLINE_TAG).then_some(Self { tat_us: w[0] })
     }
     fn slot() -> &'static AtomicPtr<RedisModuleType> {
         &GCRA_TYPE
@@ -72,11 +80,12 @@ impl Stored for TokenBucketState {
     const NAME: &'static CStr = c"rl-tbkt--";
     const TAG: u8 = b'T';
     const WORDS: usize = 1;
+    const INLINE: bool = true;
     fn to_words(&self) -> [u64; MAX_WORDS] {
         [self.full_at_us, 0, 0]
     }
     fn from_words(w: [u64; MAX_WORDS]) -> Option<Self> {
-        Some(Self { full_at_us: w[0] })
+        (w[0] < INLINE_TAG).then_some(Self { full_at_us: w[0] })
     }
     fn slot() -> &'static AtomicPtr<RedisModuleType> {
         &TOKEN_BUCKET_TYPE
@@ -87,6 +96,7 @@ impl Stored for SlidingWindowState {
     const NAME: &'static CStr = c"rl-slide-";
     const TAG: u8 = b'S';
     const WORDS: usize = 3;
+    const INLINE: bool = false;
     /// `[window_start_ms, window_ms, cur | prev << 32]`
     fn to_words(&self) -> [u64; MAX_WORDS] {
         [self.window_start_ms, self.window_ms, u64::from(self.cur) | u64::from(self.prev) << 32]
@@ -104,8 +114,21 @@ impl Stored for SlidingWindowState {
     }
 }
 
-/// Moves a state into memory from the server's allocator.
-pub fn alloc<S: Stored>(state: S) -> *mut c_void {
+/// The top bit of an inline value. Every valid one-word state is below it
+/// (times in µs stay below 2^63 for 290,000 years), so an inline value is
+/// never NULL, which the server would take for "no value" (a failed COPY or
+/// RDB load).
+const INLINE_TAG: u64 = 1 << 63;
+
+/// A module value holding `state`, ownership passing to the caller (then to
+/// the server, through ModuleTypeSetValue / ReplaceValue).
+pub fn new_value<S: Stored>(state: S) -> *mut c_void {
+    if S::INLINE {
+        // A pointer that is only ever handed back to our callbacks, never
+        // dereferenced by anyone: it carries the state's one word.
+        let bits = state.to_words()[0] | INLINE_TAG;
+        return std::ptr::without_provenance_mut(bits as usize);
+    }
     let p = api!(RedisModule_Alloc(size_of::<S>())).cast::<S>();
     // SAFETY: RedisModule_Alloc returns memory of at least the requested
     // size, aligned for any type of that size (it aborts on OOM, never
@@ -117,15 +140,38 @@ pub fn alloc<S: Stored>(state: S) -> *mut c_void {
 /// # Safety
 /// `value` must be a live value of the type registered for `S`.
 pub unsafe fn read<S: Stored>(value: *mut c_void) -> S {
-    // SAFETY: per the contract, `value` was made by `alloc::<S>`.
+    if S::INLINE {
+        let mut words = [0u64; MAX_WORDS];
+        words[0] = value.addr() as u64 & !INLINE_TAG;
+        // Inline values are only ever made by `new_value` from a valid state.
+        return S::from_words(words).unwrap_or_else(|| unreachable!("inline value below the tag"));
+    }
+    // SAFETY: per the contract, `value` was made by `new_value::<S>`.
     unsafe { value.cast::<S>().read() }
 }
 
+/// Replaces the state of `key`, which holds `value` of `S`'s type and is
+/// open for writing.
+///
 /// # Safety
-/// As for [`read`]; the key holding it must be open for writing.
-pub unsafe fn overwrite<S: Stored>(value: *mut c_void, state: S) {
-    // SAFETY: per the contract, `value` was made by `alloc::<S>`.
-    unsafe { value.cast::<S>().write(state) }
+/// As for [`read`].
+pub unsafe fn update<S: Stored>(key: &OpenKey, value: *mut c_void, state: S) -> bool {
+    if S::INLINE {
+        // The old value is a plain number: nothing to free.
+        return key.replace_value(S::redis_type(), new_value(state));
+    }
+    // SAFETY: per the contract, `value` was made by `new_value::<S>`.
+    unsafe { value.cast::<S>().write(state) };
+    true
+}
+
+/// The value's own memory, beyond the server's per-key overhead.
+fn value_size<S: Stored>() -> usize {
+    if S::INLINE {
+        0
+    } else {
+        size_of::<S>()
+    }
 }
 
 unsafe extern "C" fn rdb_load<S: Stored>(rdb: *mut RedisModuleIO, encver: c_int) -> *mut c_void {
@@ -140,7 +186,7 @@ unsafe extern "C" fn rdb_load<S: Stored>(rdb: *mut RedisModuleIO, encver: c_int)
         return std::ptr::null_mut();
     }
     match S::from_words(words) {
-        Some(state) => alloc(state),
+        Some(state) => new_value(state),
         None => std::ptr::null_mut(),
     }
 }
@@ -162,7 +208,7 @@ unsafe extern "C" fn aof_rewrite<S: Stored>(aof: *mut RedisModuleIO, key: *mut R
 }
 
 unsafe extern "C" fn mem_usage<S: Stored>(_value: *const c_void) -> usize {
-    size_of::<S>()
+    value_size::<S>()
 }
 
 unsafe extern "C" fn digest<S: Stored>(md: *mut RedisModuleDigest, value: *mut c_void) {
@@ -175,7 +221,9 @@ unsafe extern "C" fn digest<S: Stored>(md: *mut RedisModuleDigest, value: *mut c
 }
 
 unsafe extern "C" fn free<S: Stored>(value: *mut c_void) {
-    api!(RedisModule_Free(value));
+    if !S::INLINE {
+        api!(RedisModule_Free(value));
+    }
 }
 
 unsafe extern "C" fn copy<S: Stored>(
@@ -184,7 +232,7 @@ unsafe extern "C" fn copy<S: Stored>(
     value: *const c_void,
 ) -> *mut c_void {
     // SAFETY: the server passes a value of this type.
-    alloc::<S>(unsafe { read(value as *mut c_void) })
+    new_value::<S>(unsafe { read(value as *mut c_void) })
 }
 
 /// Registers the data type of `S`. Call once, from the module's load.

@@ -85,11 +85,8 @@ pub fn read_state<S: Stored>(key: &OpenKey) -> Result<Option<(S, *mut c_void)>, 
 pub fn store<S: Stored>(key: &OpenKey, value: Option<*mut c_void>, write: &Write<S>, now_us: u64) -> bool {
     let stored = match value {
         // SAFETY: as in `read_state`; the key is open for writing.
-        Some(value) => {
-            unsafe { types::overwrite(value, write.state) };
-            true
-        }
-        None => key.set_value(S::redis_type(), types::alloc(write.state)),
+        Some(value) => unsafe { types::update(key, value, write.state) },
+        None => key.set_value(S::redis_type(), types::new_value(write.state)),
     };
     if stored {
         key.set_expire_at(write.expire_at_ms, now_us / 1000);
