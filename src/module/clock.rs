@@ -25,3 +25,15 @@ pub fn now_us() -> u64 {
         }
     }
 }
+
+/// Which clock [`now_us`] reads, for INFO: `cached_us` (one time per
+/// command, MULTI/EXEC and script, in µs) or `ms` (read per call, whole ms).
+pub fn source() -> &'static std::ffi::CStr {
+    // SAFETY: copying a function pointer out of the module API table.
+    let cached = unsafe { raw::RedisModule_CachedMicroseconds };
+    if cached.is_some() {
+        c"cached_us"
+    } else {
+        c"ms"
+    }
+}

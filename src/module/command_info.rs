@@ -180,6 +180,25 @@ pub static ALL: Info = Info {
     acl_categories: c"write slow",
 };
 
+/// redis-cell's CL.THROTTLE, with its argument names.
+pub static THROTTLE: Info = Info {
+    summary:
+        c"redis-cell compatible: checks and consumes a GCRA limit of count per period seconds, bursts of max_burst + 1",
+    complexity: c"O(1)",
+    // CL.THROTTLE key max_burst count period [quantity]; more than one
+    // quantity is refused by the command itself.
+    arity: -5,
+    keys: Keys::One { flags: LIMITER_KEY },
+    args: &[
+        Arg::key(c"key"),
+        Arg::int(c"max_burst").summary(c"requests admitted back to back from idle, minus one"),
+        Arg::int(c"count"),
+        Arg::int(c"period").summary(c"in seconds: count per period is the sustained rate"),
+        Arg::int(c"quantity").optional().summary(c"the weight of this request (default 1; 0 reads the state)"),
+    ],
+    acl_categories: c"write fast",
+};
+
 pub static APPLY: Info = Info {
     summary: c"Internal: stores a limiter state propagated from the master or the AOF",
     complexity: c"O(1)",

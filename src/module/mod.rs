@@ -9,6 +9,7 @@ pub mod commands;
 pub mod effect;
 pub mod ffi;
 pub mod reply;
+pub mod stats;
 pub mod types;
 
 use std::ffi::CStr;
@@ -25,6 +26,8 @@ use ffi::{api, Argv};
 
 /// The module version as Redis reports it (`MODULE LIST`): major*10000 + minor*100 + patch.
 pub const MODULE_VERSION: c_int = 100;
+/// The same, as `INFO rl` shows it.
+pub const VERSION_TEXT: &CStr = c"0.1.0";
 
 type Handler = fn(*mut RedisModuleCtx, Argv<'_>);
 type RawHandler = unsafe extern "C" fn(*mut RedisModuleCtx, *mut *mut RedisModuleString, c_int) -> c_int;
@@ -84,6 +87,17 @@ const COMMANDS: &[Command] = &[
         key_step: 0,
         info: &command_info::ALL,
     },
+    // redis-cell's command and reply on RL.GCRA's core and data type (see
+    // `commands::throttle`).
+    Command {
+        name: c"CL.THROTTLE",
+        handler: cl_throttle,
+        flags: c"write deny-oom fast",
+        first_key: 1,
+        last_key: 1,
+        key_step: 1,
+        info: &command_info::THROTTLE,
+    },
     // Internal: carries a propagated effect (see `effect`). Not deny-oom:
     // a replica must apply what its master did.
     Command {
@@ -117,6 +131,11 @@ unsafe extern "C" fn rl_all(ctx: *mut RedisModuleCtx, argv: *mut *mut RedisModul
     entry(ctx, unsafe { Argv::new(argv, argc) }, commands::all::command)
 }
 
+unsafe extern "C" fn cl_throttle(ctx: *mut RedisModuleCtx, argv: *mut *mut RedisModuleString, argc: c_int) -> c_int {
+    // SAFETY: the server's own argv for this call.
+    entry(ctx, unsafe { Argv::new(argv, argc) }, commands::throttle::command)
+}
+
 unsafe extern "C" fn rl_apply(ctx: *mut RedisModuleCtx, argv: *mut *mut RedisModuleString, argc: c_int) -> c_int {
     // SAFETY: the server's own argv for this call.
     entry(ctx, unsafe { Argv::new(argv, argc) }, effect::apply_command)
@@ -127,6 +146,7 @@ unsafe extern "C" fn rl_apply(ctx: *mut RedisModuleCtx, argv: *mut *mut RedisMod
 /// leaves no half-written reply behind.
 fn entry(ctx: *mut RedisModuleCtx, args: Argv<'_>, handler: Handler) -> c_int {
     if catch_unwind(AssertUnwindSafe(|| handler(ctx, args))).is_err() {
+        stats::count(&stats::PANICS);
         ffi::reply_error(ctx, "ERR internal error in redis-rl (the request was not applied; see the server log)");
     }
     raw::REDISMODULE_OK as c_int
@@ -167,6 +187,11 @@ fn init(ctx: &Context, _args: &[RedisString]) -> Status {
     if let Err(name) = registered {
         log_warning(&format!("could not register data type {name:?}"));
         return Status::Err;
+    }
+
+    // INFO rl (replaces the crate's default, which shows nothing useful).
+    if ffi::has!(RedisModule_RegisterInfoFunc) {
+        api!(RedisModule_RegisterInfoFunc(ctx, Some(stats::info)));
     }
 
     for c in COMMANDS {

@@ -24,6 +24,7 @@ use crate::module::args::{self, ArgError, Limit};
 use crate::module::clock;
 use crate::module::ffi::{api, has, reply_array, reply_error, reply_i64, reply_wrong_arity, Argv, OpenKey};
 use crate::module::reply;
+use crate::module::stats;
 
 use super::{announce, read_state, store, Limiter, WrongType, WRONGTYPE};
 
@@ -32,6 +33,7 @@ pub fn command(ctx: *mut RedisModuleCtx, args: Argv<'_>) {
     if keys_position_request(ctx) {
         return report_keys(ctx, &args);
     }
+    let mut tally = stats::ALL.tally();
     let parsed = match args::all_from(args.len(), |i| args.bytes(i)) {
         Ok(parsed) => parsed,
         Err(ArgError::WrongArity) => return reply_wrong_arity(ctx),
@@ -82,6 +84,7 @@ pub fn command(ctx: *mut RedisModuleCtx, args: Argv<'_>) {
     if refused {
         return reply_error(ctx, "ERR could not store the limiter state");
     }
+    tally.decided(allowed, retry_after_ms);
     reply_all(ctx, allowed, retry_after_ms, &parts, reply::wants_map(ctx));
 }
 
@@ -207,6 +210,9 @@ impl<L: Limiter> Pending for Part<L> {
         let (Some(write), Some(key)) = (write, &self.key) else {
             return true;
         };
+        if !all_allowed {
+            stats::count(&stats::REPAIRS);
+        }
         if !store(key, self.held.map(|(_, value)| value), &write, now_us) {
             return false;
         }

@@ -6,6 +6,7 @@
 pub mod all;
 pub mod gcra;
 pub mod slide;
+pub mod throttle;
 pub mod token_bucket;
 
 use std::ffi::{c_void, CStr};
@@ -19,6 +20,7 @@ use super::clock;
 use super::effect;
 use super::ffi::{api, reply_error, reply_wrong_arity, Argv, OpenKey, Slot};
 use super::reply;
+use super::stats::{self, Counters};
 use super::types::{self, Stored};
 
 pub const WRONGTYPE: &str = "WRONGTYPE Operation against a key holding the wrong kind of value";
@@ -28,6 +30,8 @@ pub trait Limiter: Sized {
     type State: Stored;
     /// The keyspace event fired on each write (class `d`, module events).
     const EVENT: &'static CStr;
+    /// Its `INFO rl` counters.
+    const STATS: &'static Counters;
     /// Parses everything after the key name. `args[0]` is the command, `args[1]` the key.
     fn parse(args: &Argv<'_>) -> Result<(Self, Options), ArgError>;
     fn check(&self, state: Option<Self::State>, now_us: u64, cost: u64) -> Outcome<Self::State>;
@@ -35,6 +39,7 @@ pub trait Limiter: Sized {
 
 /// Runs one limiter command end to end.
 pub fn run<L: Limiter>(ctx: *mut RedisModuleCtx, args: Argv<'_>) {
+    let mut tally = L::STATS.tally();
     let (limiter, opts) = match L::parse(&args) {
         Ok(parsed) => parsed,
         Err(ArgError::WrongArity) => return reply_wrong_arity(ctx),
@@ -56,10 +61,15 @@ pub fn run<L: Limiter>(ctx: *mut RedisModuleCtx, args: Argv<'_>) {
         if !stored {
             return reply_error(ctx, "ERR could not store the limiter state");
         }
+        if opts.cost == 0 || !outcome.decision.allowed {
+            // Stored without consuming: a drained reading made permanent.
+            stats::count(&stats::REPAIRS);
+        }
         announce::<L>(ctx, name, &write);
     } else {
         drop(key);
     }
+    tally.decision(&outcome.decision);
     reply::decision(ctx, &outcome.decision, reply::wants_map(ctx));
 }
 
@@ -86,7 +96,13 @@ pub fn store<S: Stored>(key: &OpenKey, value: Option<*mut c_void>, write: &Write
     let stored = match value {
         // SAFETY: as in `read_state`; the key is open for writing.
         Some(value) => unsafe { types::update(key, value, write.state) },
-        None => key.set_value(S::redis_type(), types::new_value(write.state)),
+        None => {
+            let created = key.set_value(S::redis_type(), types::new_value(write.state));
+            if created {
+                stats::count(&stats::KEYS_CREATED);
+            }
+            created
+        }
     };
     if stored {
         key.set_expire_at(write.expire_at_ms, now_us / 1000);
@@ -100,7 +116,9 @@ pub fn store<S: Stored>(key: &OpenKey, value: Option<*mut c_void>, write: &Write
 pub fn announce<L: Limiter>(ctx: *mut RedisModuleCtx, name: *mut RedisModuleString, write: &Write<L::State>) {
     api!(RedisModule_SignalModifiedKey(ctx, name));
     api!(RedisModule_NotifyKeyspaceEvent(ctx, raw::REDISMODULE_NOTIFY_MODULE, L::EVENT.as_ptr(), name));
-    if !effect::replicate(ctx, name, &write.state, write.expire_at_ms) {
+    if effect::replicate(ctx, name, &write.state, write.expire_at_ms) {
+        stats::count(&stats::EFFECTS);
+    } else {
         super::log_warning("RL.APPLY could not be propagated; replicas and the AOF may miss a write");
     }
 }

@@ -5,9 +5,11 @@ use crate::module::args::{self, Accepts, ArgError, Options};
 use crate::module::ffi::Argv;
 
 use super::Limiter;
+use crate::module::stats::{self, Counters};
 
 impl Limiter for SlidingWindow {
     type State = SlidingWindowState;
+    const STATS: &'static Counters = &stats::SLIDE;
     const EVENT: &'static std::ffi::CStr = c"rl.slide";
 
     fn parse(a: &Argv<'_>) -> Result<(Self, Options), ArgError> {

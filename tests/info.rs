@@ -1,0 +1,112 @@
+//! `INFO rl`: every counter checked against a known workload.
+
+mod common;
+
+use std::collections::HashMap;
+
+use common::limiter::{err_of, rl};
+use common::{Server, ServerOptions};
+
+const T0_MS: u64 = 1_800_000_000_000;
+
+/// `INFO rl` as field -> value, with `k=v,k=v` values split out as `field.k`.
+fn info_rl(c: &mut redis::Connection) -> HashMap<String, String> {
+    let text: String = redis::cmd("INFO").arg("rl").query(c).unwrap();
+    let mut fields = HashMap::new();
+    for line in text.lines().filter(|l| !l.starts_with('#') && l.contains(':')) {
+        let (name, value) = line.split_once(':').unwrap();
+        if value.contains('=') {
+            for kv in value.split(',') {
+                let (k, v) = kv.split_once('=').unwrap();
+                fields.insert(format!("{name}.{k}"), v.to_string());
+            }
+        } else {
+            fields.insert(name.to_string(), value.to_string());
+        }
+    }
+    fields
+}
+
+fn n(info: &HashMap<String, String>, field: &str) -> u64 {
+    info.get(field).unwrap_or_else(|| panic!("INFO rl has no {field}: {info:?}")).parse().unwrap()
+}
+
+#[test]
+fn counters_match_a_known_workload() {
+    let s = Server::start_with(ServerOptions { fake_clock: true, ..Default::default() });
+    let clock = s.clock.as_ref().unwrap();
+    clock.freeze_at_ms(T0_MS);
+    let mut c = s.conn();
+    let _: () = redis::cmd("SET").arg("string").arg("v").query(&mut c).unwrap();
+
+    // GCRA: 3 allowed (one a PEEK, one COST 0), 2 denied, 1 never, 3 errors.
+    rl(&mut c, "RL.GCRA g 2 60000");
+    rl(&mut c, "RL.GCRA g 2 60000 PEEK");
+    rl(&mut c, "RL.GCRA g 2 60000 COST 0");
+    rl(&mut c, "RL.GCRA g 2 60000 COST 2");
+    rl(&mut c, "RL.GCRA g 2 60000 COST 2");
+    rl(&mut c, "RL.GCRA g 2 60000 COST 3");
+    err_of(&mut c, &["RL.GCRA", "g", "x", "60000"]);
+    err_of(&mut c, &["RL.GCRA", "string", "2", "60000"]);
+    err_of(&mut c, &["RL.GCRA", "g", "2", "60000", "BURST"]);
+    // Token bucket: 2 allowed (new keys), 1 denied.
+    rl(&mut c, "RL.TOKENBUCKET t1 1 1 1000");
+    rl(&mut c, "RL.TOKENBUCKET t2 1 1 1000");
+    rl(&mut c, "RL.TOKENBUCKET t1 1 1 1000");
+    // Sliding window: 1 allowed, 1 never, 1 error.
+    rl(&mut c, "RL.SLIDE s 3 1000 COST 3");
+    rl(&mut c, "RL.SLIDE s 3 1000 COST 4");
+    err_of(&mut c, &["RL.SLIDE", "g", "3", "1000"]);
+    // RL.ALL: 1 allowed (creates a and b), 1 denied, 1 error.
+    let all = |c: &mut redis::Connection, cost: &str| -> redis::RedisResult<redis::Value> {
+        redis::cmd("RL.ALL")
+            .arg(2)
+            .arg("a")
+            .arg("b")
+            .arg("GCRA")
+            .arg(9)
+            .arg(60000)
+            .arg("COST")
+            .arg(cost)
+            .arg("TOKENBUCKET")
+            .arg(1)
+            .arg(1)
+            .arg(1000)
+            .query(c)
+    };
+    all(&mut c, "1").unwrap();
+    all(&mut c, "1").unwrap(); // b is empty: denied
+    assert!(all(&mut c, "-1").is_err());
+
+    let info = info_rl(&mut c);
+    let row = |cmd: &str| -> [u64; 5] {
+        ["calls", "allowed", "denied", "never", "errors"].map(|k| n(&info, &format!("rl_{cmd}.{k}")))
+    };
+    assert_eq!(row("gcra"), [9, 3, 2, 1, 3]);
+    assert_eq!(row("tokenbucket"), [3, 2, 1, 0, 0]);
+    assert_eq!(row("slide"), [3, 1, 0, 1, 1]);
+    assert_eq!(row("all"), [3, 1, 1, 0, 1]);
+    // Writes (PEEK, COST 0 and denials write nothing): g, t1, t2, s, and
+    // RL.ALL's a and b.
+    assert_eq!(n(&info, "rl_effects_propagated"), 6);
+    // New keys: g, t1, t2, s, a, b.
+    assert_eq!(n(&info, "rl_keys_created"), 6);
+    assert_eq!(n(&info, "rl_repairs"), 0);
+    assert_eq!(n(&info, "rl_panics"), 0);
+    assert_eq!(info["rl_version"], "0.1.0");
+    let server: String = redis::cmd("INFO").arg("server").query(&mut c).unwrap();
+    let expected_clock = if server.contains("server_name:valkey") { "cached_us" } else { "ms" };
+    assert_eq!(info["rl_clock"], expected_clock);
+
+    // A backward clock jump: the first call on the drained key repairs it.
+    clock.freeze_at_ms(T0_MS - 3_600_000);
+    assert!(!rl(&mut c, "RL.GCRA g 2 60000").allowed);
+    assert!(!rl(&mut c, "RL.GCRA g 2 60000").allowed);
+    let info = info_rl(&mut c);
+    assert_eq!(n(&info, "rl_repairs"), 1);
+    assert_eq!(n(&info, "rl_effects_propagated"), 7);
+
+    // The section is part of INFO everything, and not of the default INFO.
+    let everything: String = redis::cmd("INFO").arg("everything").query(&mut c).unwrap();
+    assert!(everything.contains("# rl\r\n") && everything.contains("rl_gcra:calls=11"), "{everything}");
+}
