@@ -33,7 +33,13 @@ fn n(info: &HashMap<String, String>, field: &str) -> u64 {
 
 #[test]
 fn counters_match_a_known_workload() {
-    let s = Server::start_with(ServerOptions { fake_clock: true, ..Default::default() });
+    // With an AOF, so that every write's effect is propagated (without AOF
+    // or replicas there is nothing to propagate to: see tests/propagation.rs).
+    let s = Server::start_with(ServerOptions {
+        fake_clock: true,
+        extra_args: vec!["--appendonly".into(), "yes".into()],
+        ..Default::default()
+    });
     let clock = s.clock.as_ref().unwrap();
     clock.freeze_at_ms(T0_MS);
     let mut c = s.conn();

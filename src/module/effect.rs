@@ -12,8 +12,9 @@
 //! where `expire_at_ms == 0` means "leave the expiry alone" (AOF rewrite,
 //! where the server emits PEXPIREAT itself).
 
-use std::ffi::CStr;
+use std::ffi::{c_void, CStr};
 use std::os::raw::c_int;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use redis_module::raw::{self, RedisModuleCtx, RedisModuleString};
 
@@ -54,18 +55,119 @@ pub fn decode<S: Stored>(payload: &[u8]) -> Option<(S, u64)> {
     Some((S::from_words(words)?, word(S::WORDS)))
 }
 
-/// Replicates a write of `state` to `key`. Returns false if the server
-/// refused to propagate it (logged by the caller).
-pub fn replicate<S: Stored>(
+/// What became of a write's effect.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Propagated {
+    /// Handed to the server for the AOF and replicas.
+    Sent,
+    /// Nothing would consume it: no AOF and no replication (see [`needed`]).
+    NotNeeded,
+    /// The server refused it.
+    Refused,
+}
+
+/// Set once this server may feed replicas: it has or had a replica (a sync
+/// forked), a replication backlog, or another role than a plain master.
+/// Never cleared. Starts set, until the load hook has looked.
+static REPLICATION: AtomicBool = AtomicBool::new(true);
+
+/// Whether anything consumes propagated effects. The server itself drops a
+/// propagated command when there is no AOF, no replica and no replication
+/// backlog; deciding that here first skips building the command, which is
+/// most of what a write costs beyond SET PX (the command lookup inside
+/// RedisModule_Replicate alone). A replica that connects later gets the
+/// state through its full sync (a fork, which sets [`REPLICATION`] before
+/// any later write), so it never misses an effect.
+pub fn needed(flags: u32) -> bool {
+    flags & (raw::REDISMODULE_CTX_FLAGS_AOF | raw::REDISMODULE_CTX_FLAGS_CLUSTER) != 0
+        || REPLICATION.load(Ordering::Relaxed)
+}
+
+/// Propagates a write of `state` to `key` (`flags`: the command's context flags).
+pub fn propagate<S: Stored>(
     ctx: *mut RedisModuleCtx,
     key: *mut RedisModuleString,
     state: &S,
     expire_at_ms: u64,
-) -> bool {
+    flags: u32,
+) -> Propagated {
+    if !needed(flags) {
+        return Propagated::NotNeeded;
+    }
     let mut buf = [0u8; MAX_PAYLOAD];
     let payload = encode(state, expire_at_ms, &mut buf);
-    api!(RedisModule_Replicate(ctx, COMMAND.as_ptr(), c"sb".as_ptr(), key, payload.as_ptr(), payload.len()))
-        == raw::REDISMODULE_OK as c_int
+    let status =
+        api!(RedisModule_Replicate(ctx, COMMAND.as_ptr(), c"sb".as_ptr(), key, payload.as_ptr(), payload.len()));
+    if status == raw::REDISMODULE_OK as c_int {
+        Propagated::Sent
+    } else {
+        Propagated::Refused
+    }
+}
+
+/// Decides [`REPLICATION`] at load and watches for what sets it later.
+pub fn watch_replication(ctx: *mut RedisModuleCtx) {
+    let subscribed = has!(RedisModule_SubscribeToServerEvent)
+        && subscribe(ctx, raw::REDISMODULE_EVENT_REPLICATION_ROLE_CHANGED, on_role_changed)
+        && subscribe(ctx, raw::REDISMODULE_EVENT_FORK_CHILD, on_fork);
+    // Without the events, or if the server already replicates, always propagate.
+    let replicating = !subscribed || replication_active(ctx);
+    REPLICATION.store(replicating, Ordering::Relaxed);
+}
+
+type ServerEventHandler = unsafe extern "C" fn(*mut RedisModuleCtx, raw::RedisModuleEvent, u64, *mut c_void);
+
+fn subscribe(ctx: *mut RedisModuleCtx, id: u64, callback: ServerEventHandler) -> bool {
+    let event = raw::RedisModuleEvent { id, dataver: 1 };
+    api!(RedisModule_SubscribeToServerEvent(ctx, event, Some(callback))) == raw::REDISMODULE_OK as c_int
+}
+
+/// A master that becomes a replica (or the reverse) keeps a backlog its
+/// former siblings may resume from: propagate from now on.
+unsafe extern "C" fn on_role_changed(_: *mut RedisModuleCtx, _: raw::RedisModuleEvent, _: u64, _: *mut c_void) {
+    REPLICATION.store(true, Ordering::Relaxed);
+}
+
+/// A full sync to a replica always forks (disk or diskless). The event fires
+/// in the parent right after the fork, before any other command runs, so
+/// every write before it is in the replica's snapshot and every write after
+/// it is propagated.
+unsafe extern "C" fn on_fork(ctx: *mut RedisModuleCtx, _: raw::RedisModuleEvent, sub: u64, _: *mut c_void) {
+    if sub == raw::REDISMODULE_SUBEVENT_FORK_CHILD_BORN
+        && !REPLICATION.load(Ordering::Relaxed)
+        && replication_active(ctx)
+    {
+        REPLICATION.store(true, Ordering::Relaxed);
+    }
+}
+
+/// Whether the server has replicas, a replication backlog, or is not a
+/// plain master (INFO replication). True if it cannot tell.
+fn replication_active(ctx: *mut RedisModuleCtx) -> bool {
+    if !(has!(RedisModule_GetServerInfo)
+        && has!(RedisModule_ServerInfoGetFieldSigned)
+        && has!(RedisModule_ServerInfoGetFieldC)
+        && has!(RedisModule_FreeServerInfo))
+    {
+        return true;
+    }
+    let info = api!(RedisModule_GetServerInfo(ctx, c"replication".as_ptr()));
+    if info.is_null() {
+        return true;
+    }
+    let signed = |field: &CStr| -> Option<i64> {
+        let mut err: c_int = 0;
+        let v = api!(RedisModule_ServerInfoGetFieldSigned(info, field.as_ptr(), &mut err));
+        (err == 0).then_some(v)
+    };
+    let role = api!(RedisModule_ServerInfoGetFieldC(info, c"role".as_ptr()));
+    // SAFETY: a NUL-terminated string owned by `info`, read before it is freed.
+    let master = !role.is_null() && unsafe { CStr::from_ptr(role) }.to_bytes() == b"master";
+    let active = !master
+        || signed(c"connected_slaves").is_none_or(|n| n > 0)
+        || signed(c"repl_backlog_active").is_none_or(|n| n != 0);
+    api!(RedisModule_FreeServerInfo(ctx, info));
+    active
 }
 
 /// `RL.APPLY key payload`: store a propagated effect. Internal.

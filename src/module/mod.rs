@@ -189,6 +189,9 @@ fn init(ctx: &Context, _args: &[RedisString]) -> Status {
         return Status::Err;
     }
 
+    // Propagate effects only when something consumes them (see `effect`).
+    effect::watch_replication(ctx);
+
     // INFO rl (replaces the crate's default, which shows nothing useful).
     if ffi::has!(RedisModule_RegisterInfoFunc) {
         api!(RedisModule_RegisterInfoFunc(ctx, Some(stats::info)));

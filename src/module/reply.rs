@@ -5,12 +5,13 @@ use redis_module::raw::{self, RedisModuleCtx};
 
 use crate::core::Decision;
 
-use super::ffi::{api, context_flags, cstr, has, reply_array, reply_i64};
+use super::ffi::{api, cstr, has, reply_array, reply_i64};
 
-/// Whether the calling client speaks RESP3 (and the server can build maps).
-pub fn wants_map(ctx: *mut RedisModuleCtx) -> bool {
+/// Whether the calling client speaks RESP3 (and the server can build maps),
+/// given the command's [`context_flags`](super::ffi::context_flags).
+pub fn wants_map(flags: u32) -> bool {
     let can = has!(RedisModule_ReplyWithMap) && has!(RedisModule_ReplyWithBool);
-    can && context_flags(ctx) & raw::REDISMODULE_CTX_FLAGS_RESP3 != 0
+    can && flags & raw::REDISMODULE_CTX_FLAGS_RESP3 != 0
 }
 
 fn key(ctx: *mut RedisModuleCtx, name: &'static std::ffi::CStr) {

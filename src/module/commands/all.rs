@@ -22,7 +22,9 @@ use redis_module::raw::{self, RedisModuleCtx, RedisModuleString};
 use crate::core::{Decision, Gcra, Outcome, SlidingWindow, TokenBucket, Write};
 use crate::module::args::{self, ArgError, Limit};
 use crate::module::clock;
-use crate::module::ffi::{api, has, reply_array, reply_error, reply_i64, reply_wrong_arity, Argv, OpenKey};
+use crate::module::ffi::{
+    api, context_flags, has, reply_array, reply_error, reply_i64, reply_wrong_arity, Argv, OpenKey,
+};
 use crate::module::reply;
 use crate::module::stats;
 
@@ -63,6 +65,7 @@ pub fn command(ctx: *mut RedisModuleCtx, args: Argv<'_>) {
     }
 
     let allowed = parts.iter().all(|p| p.get().decision().allowed);
+    let flags = context_flags(ctx);
     let retry_after_ms = if allowed { 0 } else { combined_retry(parts.iter().map(|p| p.get().decision())) };
 
     let mut refused = false;
@@ -79,13 +82,13 @@ pub fn command(ctx: *mut RedisModuleCtx, args: Argv<'_>) {
     // Whatever was stored is propagated, even if a later key was refused,
     // so that replicas and the AOF hold what this server holds.
     for part in &parts {
-        part.get().announce(ctx);
+        part.get().announce(ctx, flags);
     }
     if refused {
         return reply_error(ctx, "ERR could not store the limiter state");
     }
     tally.decided(allowed, retry_after_ms);
-    reply_all(ctx, allowed, retry_after_ms, &parts, reply::wants_map(ctx));
+    reply_all(ctx, allowed, retry_after_ms, &parts, reply::wants_map(flags));
 }
 
 /// The retry of a denied call: -1 if some denying limit can never allow
@@ -165,7 +168,7 @@ trait Pending {
     /// Closes the key.
     fn close(&mut self);
     /// Signals, notifies and propagates what [`store`](Self::store) wrote.
-    fn announce(&self, ctx: *mut RedisModuleCtx);
+    fn announce(&self, ctx: *mut RedisModuleCtx, flags: u32);
 }
 
 struct Part<L: Limiter> {
@@ -224,9 +227,9 @@ impl<L: Limiter> Pending for Part<L> {
         self.key = None;
     }
 
-    fn announce(&self, ctx: *mut RedisModuleCtx) {
+    fn announce(&self, ctx: *mut RedisModuleCtx, flags: u32) {
         if let Some(write) = &self.written {
-            announce::<L>(ctx, self.name, write);
+            announce::<L>(ctx, self.name, write, flags);
         }
     }
 }

@@ -18,7 +18,7 @@ use crate::core::{Outcome, Write};
 use super::args::{ArgError, Options};
 use super::clock;
 use super::effect;
-use super::ffi::{api, reply_error, reply_wrong_arity, Argv, OpenKey, Slot};
+use super::ffi::{api, context_flags, reply_error, reply_wrong_arity, Argv, OpenKey, Slot};
 use super::reply;
 use super::stats::{self, Counters};
 use super::types::{self, Stored};
@@ -54,6 +54,7 @@ pub fn run<L: Limiter>(ctx: *mut RedisModuleCtx, args: Argv<'_>) {
 
     let now_us = clock::now_us();
     let outcome = limiter.check(held.map(|(state, _)| state), now_us, opts.cost);
+    let flags = context_flags(ctx);
 
     if let (false, Some(write)) = (opts.peek, outcome.write) {
         let stored = store(&key, held.map(|(_, value)| value), &write, now_us);
@@ -65,12 +66,12 @@ pub fn run<L: Limiter>(ctx: *mut RedisModuleCtx, args: Argv<'_>) {
             // Stored without consuming: a drained reading made permanent.
             stats::count(&stats::REPAIRS);
         }
-        announce::<L>(ctx, name, &write);
+        announce::<L>(ctx, name, &write, flags);
     } else {
         drop(key);
     }
     tally.decision(&outcome.decision);
-    reply::decision(ctx, &outcome.decision, reply::wants_map(ctx));
+    reply::decision(ctx, &outcome.decision, reply::wants_map(flags));
 }
 
 /// The key holds another Redis type or another algorithm's state.
@@ -111,14 +112,22 @@ pub fn store<S: Stored>(key: &OpenKey, value: Option<*mut c_void>, write: &Write
 }
 
 /// Tells the server about a stored write: WATCH, keyspace event, and
-/// propagation of its effect. Call once the key is closed.
+/// propagation of its effect (`flags`: the command's context flags). Call
+/// once the key is closed.
 #[inline]
-pub fn announce<L: Limiter>(ctx: *mut RedisModuleCtx, name: *mut RedisModuleString, write: &Write<L::State>) {
+pub fn announce<L: Limiter>(
+    ctx: *mut RedisModuleCtx,
+    name: *mut RedisModuleString,
+    write: &Write<L::State>,
+    flags: u32,
+) {
     api!(RedisModule_SignalModifiedKey(ctx, name));
     api!(RedisModule_NotifyKeyspaceEvent(ctx, raw::REDISMODULE_NOTIFY_MODULE, L::EVENT.as_ptr(), name));
-    if effect::replicate(ctx, name, &write.state, write.expire_at_ms) {
-        stats::count(&stats::EFFECTS);
-    } else {
-        super::log_warning("RL.APPLY could not be propagated; replicas and the AOF may miss a write");
+    match effect::propagate(ctx, name, &write.state, write.expire_at_ms, flags) {
+        effect::Propagated::Sent => stats::count(&stats::EFFECTS),
+        effect::Propagated::NotNeeded => {}
+        effect::Propagated::Refused => {
+            super::log_warning("RL.APPLY could not be propagated; replicas and the AOF may miss a write")
+        }
     }
 }

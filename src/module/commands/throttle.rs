@@ -24,7 +24,7 @@ use crate::core::time::{MAX_COUNT, MAX_PERIOD_MS, US_PER_MS};
 use crate::core::{Decision, Gcra, GcraState, Outcome, ParamError};
 use crate::module::args::{self, ArgError, Options};
 use crate::module::clock;
-use crate::module::ffi::{reply_array, reply_error, reply_i64, reply_wrong_arity, Argv, OpenKey};
+use crate::module::ffi::{context_flags, reply_array, reply_error, reply_i64, reply_wrong_arity, Argv, OpenKey};
 use crate::module::stats::{self, Counters};
 
 use super::{announce, read_state, store, Limiter, WRONGTYPE};
@@ -140,7 +140,7 @@ pub fn command(ctx: *mut RedisModuleCtx, args: Argv<'_>) {
             // Stored without consuming: a drained reading made permanent.
             stats::count(&stats::REPAIRS);
         }
-        announce::<Throttle>(ctx, name, &write);
+        announce::<Throttle>(ctx, name, &write, context_flags(ctx));
     } else {
         drop(key);
     }

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Instructions per command inside redis-server's call(), counted by callgrind:
+# repeatable whatever else the machine does, so it shows where a limiter
+# decision's cost goes next to SET PX. Usage: scripts/profile.sh [N]
+# (N requests per command, default 20000). Needs valgrind.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+N=${1:-20000}
+SERVER=${REDIS_SERVER:-redis-server}
+command -v valgrind >/dev/null || { echo "profile: valgrind missing (apt-get install valgrind)" >&2; exit 1; }
+cargo build --release --lib -q
+MODULE="$PWD/target/release/libredis_rl.so"
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+
+profile() { # name, command line (may use __rand_int__), random?
+  local name=$1 line=$2 rnd=$3 port
+  port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+  valgrind --tool=callgrind --toggle-collect=call --callgrind-out-file="$out/cg" \
+    "$SERVER" --port "$port" --bind 127.0.0.1 --save "" --appendonly no --dir "$out" \
+    --loadmodule "$MODULE" >/dev/null 2>&1 &
+  local pid=$!
+  for _ in $(seq 200); do redis-cli -p "$port" PING >/dev/null 2>&1 && break; sleep 0.1; done
+  local extra=()
+  [ "$rnd" -eq 1 ] && extra=(-r 100000)
+  # shellcheck disable=SC2086
+  redis-benchmark -p "$port" -c 10 -n "$N" -P 16 "${extra[@]}" $line >/dev/null 2>&1
+  redis-cli -p "$port" SHUTDOWN NOSAVE >/dev/null 2>&1 || true
+  wait "$pid" || true
+  # Every call() of the run (the benchmark's requests plus the SHUTDOWN).
+  local total
+  total=$(callgrind_annotate "$out/cg" 2>/dev/null | awk '/PROGRAM TOTALS/ {gsub(",", "", $1); print $1}')
+  printf '| %s | %d |\n' "$name" $((total / N))
+  rm -f "$out/cg"
+}
+
+echo "Instructions per call inside call() (callgrind, $N requests, -P 16):"
+echo
+echo "| command | Ir per call |"
+echo "|---|---:|"
+profile "SET PX one key" "SET one v PX 60000" 0
+profile "RL.GCRA one key, allow" "RL.GCRA allow 4294967295 1000" 0
+profile "RL.GCRA one key, deny" "RL.GCRA deny 1 3600000" 0
+profile "SET PX random keys" "SET k:__rand_int__ v PX 60000" 1
+profile "RL.GCRA random keys" "RL.GCRA k:__rand_int__ 100 60000" 1
+profile "RL.TOKENBUCKET random keys" "RL.TOKENBUCKET k:__rand_int__ 100 100 60000" 1
+profile "RL.SLIDE random keys" "RL.SLIDE k:__rand_int__ 100 60000" 1

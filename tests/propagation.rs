@@ -1,0 +1,111 @@
+//! Effects are built only when something consumes them. The server drops a
+//! propagated command when it has no AOF, no replica and no replication
+//! backlog; the module decides that first and skips building `RL.APPLY`.
+//! These tests show it never loses an effect that something needs: a
+//! replica that attaches later, an AOF switched on at run time, a role
+//! change.
+
+mod common;
+
+use common::limiter::rl;
+use common::replication::{
+    assert_same_state, info_u64, snapshot, start_replica, wait_for_replica_offset, wait_for_sync,
+};
+use common::{Server, ServerOptions};
+
+const T0_MS: u64 = 1_800_000_000_000;
+
+fn frozen(extra: &[&str]) -> Server {
+    let s = Server::start_with(ServerOptions {
+        fake_clock: true,
+        extra_args: extra.iter().map(|a| a.to_string()).collect(),
+        ..Default::default()
+    });
+    s.clock.as_ref().unwrap().freeze_at_ms(T0_MS);
+    s
+}
+
+fn effects(c: &mut redis::Connection) -> u64 {
+    info_u64(c, "rl", "rl_effects_propagated")
+}
+
+/// Writes on `n` keys of each algorithm, named with `prefix`.
+fn writes(c: &mut redis::Connection, prefix: &str, n: usize) {
+    for i in 0..n {
+        rl(c, &format!("RL.GCRA {prefix}g{i} 10 600000 COST 3"));
+        rl(c, &format!("RL.TOKENBUCKET {prefix}t{i} 10 1 60000 COST 2"));
+        rl(c, &format!("RL.SLIDE {prefix}s{i} 10 600000 COST 4"));
+    }
+}
+
+#[test]
+fn a_lone_master_without_aof_builds_no_effects() {
+    let s = frozen(&[]);
+    let mut c = s.conn();
+    writes(&mut c, "a", 10);
+    assert_eq!(effects(&mut c), 0);
+    assert_eq!(info_u64(&mut c, "replication", "master_repl_offset"), 0);
+}
+
+#[test]
+fn a_replica_that_attaches_after_unpropagated_writes_gets_them_and_every_later_one() {
+    let master = frozen(&[]);
+    let mut m = master.conn();
+    writes(&mut m, "before", 20);
+    assert_eq!(effects(&mut m), 0, "nothing consumed effects yet");
+
+    let replica = start_replica(&master, ServerOptions { fake_clock: true, ..Default::default() });
+    replica.clock.as_ref().unwrap().set_offset_ms(5_000);
+    let mut r = replica.conn();
+    // The writes before the sync came with the snapshot.
+    assert_same_state("after the sync", &snapshot(&mut m), &snapshot(&mut r));
+
+    // Every write after it is propagated.
+    writes(&mut m, "after", 20);
+    writes(&mut m, "before", 20);
+    assert_eq!(effects(&mut m), 120);
+    wait_for_replica_offset(&mut m);
+    assert_same_state("after more writes", &snapshot(&mut m), &snapshot(&mut r));
+
+    // Still so after the replica leaves: the backlog would serve its return.
+    drop(r);
+    drop(replica);
+    writes(&mut m, "gone", 5);
+    assert_eq!(effects(&mut m), 135);
+}
+
+#[test]
+fn an_aof_switched_on_at_run_time_holds_every_key_when_replayed() {
+    let s = frozen(&[]);
+    let mut c = s.conn();
+    writes(&mut c, "before", 10);
+    let _: () = redis::cmd("CONFIG").arg("SET").arg("appendonly").arg("yes").query(&mut c).unwrap();
+    // The switch rewrites the AOF from the data set; wait until it is done.
+    common::replication::wait_until("the AOF rewrite", std::time::Duration::from_secs(10), || {
+        info_u64(&mut c, "persistence", "aof_rewrite_in_progress") == 0
+            && info_u64(&mut c, "persistence", "aof_rewrite_scheduled") == 0
+            && common::replication::info_field(&mut c, "persistence", "aof_enabled").as_deref() == Some("1")
+    });
+    writes(&mut c, "after", 10);
+    writes(&mut c, "before", 10);
+    assert_eq!(effects(&mut c), 60);
+    let expected = snapshot(&mut c);
+    // Empty the data set and load it back from the AOF alone.
+    let _: () = redis::cmd("DEBUG").arg("LOADAOF").query(&mut c).unwrap();
+    assert_same_state("after an AOF replay", &expected, &snapshot(&mut c));
+}
+
+#[test]
+fn a_master_that_was_a_replica_propagates_every_write() {
+    // No sync delay: it is measured on the frozen clock and would never pass.
+    let other = frozen(&["--repl-diskless-sync-delay", "0"]);
+    let s = frozen(&[]);
+    let mut c = s.conn();
+    // Replicate from another master, then become a master again: the
+    // backlog kept from the replica days may serve former siblings.
+    let _: () = redis::cmd("REPLICAOF").arg("127.0.0.1").arg(other.port).query(&mut c).unwrap();
+    wait_for_sync(&other, &s);
+    let _: () = redis::cmd("REPLICAOF").arg("NO").arg("ONE").query(&mut c).unwrap();
+    writes(&mut c, "x", 5);
+    assert_eq!(effects(&mut c), 15);
+}
