@@ -1,0 +1,102 @@
+// Client side: retry 429 and 503 answers politely.
+//
+// - Retry-After is a floor: retrying sooner is certain to be refused again.
+// - On top of it, "full jitter" (AWS Architecture Blog, "Exponential Backoff
+//   And Jitter"): sleep = random_between(0, min(cap, base * 2 ** attempt)).
+//   We add the jitter to Retry-After instead of taking max(Retry-After,
+//   jitter): with max, every client told "Retry-After: 3" would wake at the
+//   same instant and collide again.
+// - At most maxRetries retries per call, and none when Retry-After is longer
+//   than maxWaitS (hand the 429 to the caller instead of blocking it for
+//   twenty minutes).
+// - A retry budget shared by all calls (like gRPC's retry throttling): each
+//   call earns a tenth of a retry, each retry spends one. When the server is
+//   overloaded, clients add at most ~10% more load instead of multiplying it.
+//
+// The random source, the sleep and the clock are parameters, so tests run
+// instantly and deterministically.
+
+export const RETRYABLE = new Set([429, 503]);
+
+// Seconds to wait, from delta-seconds ("120") or an HTTP-date; null if absent or unreadable.
+export function parseRetryAfter(value, now = Date.now) {
+  if (value == null) return null;
+  const v = String(value).trim();
+  if (/^\d+$/.test(v)) return Number(v);
+  // An HTTP-date always names its zone (GMT); anything else is not one.
+  if (!/GMT$/.test(v)) return null;
+  const when = Date.parse(v);
+  if (Number.isNaN(when)) return null;
+  return Math.max(0, (when - now()) / 1000);
+}
+
+// A token bucket of retries shared by every call of a client. Each call
+// deposits percent/100 of a retry, each retry withdraws one, and at most
+// `burst` retries are banked (it starts full). So over time retries stay at
+// or under percent% of calls. Counted in hundredths, in integers: ten calls
+// at 10% earn exactly one retry (0.1 * 10 is not 1.0 in floats).
+export class RetryBudget {
+  constructor({ percent = 10, burst = 10 } = {}) {
+    this.percent = percent;
+    this.max = burst * 100;
+    this.credits = this.max;
+  }
+
+  onCall() {
+    this.credits = Math.min(this.max, this.credits + this.percent);
+  }
+
+  trySpend() {
+    if (this.credits < 100) return false;
+    this.credits -= 100;
+    return true;
+  }
+
+  get available() {
+    return this.credits / 100;
+  }
+}
+
+const realSleep = (seconds) => new Promise((resolve) => setTimeout(resolve, seconds * 1000));
+
+export class RetryingClient {
+  // send(...args) -> Promise<{ status, headers (lower-case names), body }>
+  constructor(send, {
+    budget = new RetryBudget(),
+    maxRetries = 3,
+    baseS = 0.1,
+    capS = 10,
+    maxWaitS = 30,
+    rand = Math.random,
+    sleep = realSleep,
+    now = Date.now,
+  } = {}) {
+    Object.assign(this, { send, budget, maxRetries, baseS, capS, maxWaitS, rand, sleep, now });
+  }
+
+  // send(...args), retried as described above; resolves to the last response.
+  async call(...args) {
+    this.budget.onCall();
+    for (let attempt = 0; ; attempt++) {
+      const response = await this.send(...args);
+      const delay = this.delayBeforeRetry(response, attempt);
+      if (delay === null) return response;
+      await this.sleep(delay);
+    }
+  }
+
+  // Seconds to sleep before retry number attempt+1, or null: do not retry.
+  delayBeforeRetry(response, attempt) {
+    if (!RETRYABLE.has(response.status) || attempt >= this.maxRetries) return null;
+    const floor = parseRetryAfter(response.headers['retry-after'], this.now) ?? 0;
+    if (floor > this.maxWaitS) return null;
+    if (!this.budget.trySpend()) return null; // last: only a retry that will happen spends budget
+    return floor + this.rand() * Math.min(this.capS, this.baseS * 2 ** attempt);
+  }
+}
+
+// One HTTP request with fetch; resolves to { status, headers, body } whatever the status.
+export async function sendHttp(method, url, headers = {}, body = undefined) {
+  const res = await fetch(url, { method, headers, body });
+  return { status: res.status, headers: Object.fromEntries(res.headers), body: await res.text() };
+}

@@ -1,0 +1,318 @@
+// A small HTTP API guarded by redis-rl: three layered limits in one RL.ALL call.
+//
+// Every request, before any work is done:
+//
+// 1. is authenticated: the API key is looked up server-side. Who the caller
+//    is (key, user, tenant) comes from that table only, never from a header or
+//    a parameter the client chose (X-Forwarded-For, ?tenant=...), so a client
+//    cannot pick whose bucket is charged;
+// 2. is checked against three limits as one all-or-nothing decision (RL.ALL):
+//      "key"    per API key, GCRA: stops one runaway client;
+//      "tenant" per tenant, sliding window: the tenant's quota over all its
+//               keys, so minting more keys does not buy more requests;
+//      "work"   per tenant, token bucket of work units: each route charges
+//               its cost, so an expensive report drains it faster than a read.
+//    All three keys share the hash tag {tenant:<id>}, so they live in one
+//    slot and RL.ALL works unchanged in Redis Cluster;
+// 3. is rejected if any limit says no: 429 with Retry-After, RateLimit-Policy
+//    and RateLimit, and a JSON body naming the limit (never an identifier).
+//
+// If Redis is unreachable or slow, failMode decides: "closed" answers 503,
+// "open" serves from a small in-process limit (the global limit divided by
+// the number of instances), so an outage never means unlimited traffic.
+
+import http from 'node:http';
+import Redis from 'ioredis';
+import { LocalBucket, monotonicUs } from './localBucket.js';
+
+// Whole seconds, rounded up: waiting the advertised time is always enough.
+export const ceilS = (ms) => Math.ceil(ms / 1000);
+
+// --- who is calling ------------------------------------------------------------
+
+// API key -> who it belongs to. In a real service this is a lookup in your
+// database or identity provider (by a hash of the key). The secret itself
+// never reaches Redis, only the key's id (keyId): key names show up in
+// MONITOR, SLOWLOG, KEYS and the logs of whoever runs Redis. tenantId is
+// ours, not the client's: it must not contain '{' or '}' (the hash tag).
+export const DEMO_API_KEYS = new Map([
+  ['demo-key-alice', { keyId: 'k1', userId: 'alice', tenantId: 'acme' }],
+  ['demo-key-bob', { keyId: 'k2', userId: 'bob', tenantId: 'acme' }],
+  ['demo-key-carol', { keyId: 'k3', userId: 'carol', tenantId: 'globex' }],
+]);
+
+// --- what the routes cost --------------------------------------------------------
+
+class BadRequest extends Error {}
+
+export const REPORT_COST = 4;
+
+// cost: work units charged to the tenant's "work" limit. work: runs only
+// after the limits said yes.
+export const ROUTES = new Map([
+  ['GET /v1/items', { cost: () => 1, work: () => ({ items: ['apple', 'banana', 'cherry'] }) }],
+  ['POST /v1/reports', { cost: () => REPORT_COST, work: () => ({ report: 'ready' }) }],
+  [
+    'POST /v1/batch',
+    {
+      // The work a batch asks for is its number of items. A client may ask
+      // for more than the whole budget: the limiter answers "never" (-1),
+      // and we answer 413.
+      cost: (body) => {
+        if (!Array.isArray(body?.items)) throw new BadRequest('expected a JSON body {"items": [...]}');
+        return Math.max(1, body.items.length);
+      },
+      work: (who, body) => ({ accepted: body.items.length }),
+    },
+  ],
+]);
+
+// --- the limits --------------------------------------------------------------------
+
+export const DEFAULT_LIMITS = Object.freeze({
+  keyLimit: 5, // per API key: GCRA, 5 per minute, all 5 back to back from idle
+  keyPeriodMs: 60_000,
+  tenantLimit: 20, // per tenant: sliding window, 20 requests per minute
+  tenantWindowMs: 60_000,
+  workCapacity: 20, // per tenant: token bucket of 20 work units,
+  workRefill: 20, //   refilled at 20 per minute
+  workRefillPeriodMs: 60_000,
+});
+
+// name: the policy's name in RateLimit headers and 429 bodies; spec: the
+// RL.ALL spec without COST; quota (q): the limit's size; windowS (w): how
+// long an empty limit takes to fill up again; routeCost: charged the route's
+// cost (else 1 per request).
+export function buildLayers(l) {
+  return [
+    { name: 'key', suffix: (who) => `key:${who.keyId}`, spec: ['GCRA', l.keyLimit, l.keyPeriodMs],
+      quota: l.keyLimit, windowS: ceilS(l.keyPeriodMs), routeCost: false },
+    { name: 'tenant', suffix: () => 'tenant', spec: ['SLIDE', l.tenantLimit, l.tenantWindowMs],
+      quota: l.tenantLimit, windowS: ceilS(l.tenantWindowMs), routeCost: false },
+    { name: 'work', suffix: () => 'work', spec: ['TOKENBUCKET', l.workCapacity, l.workRefill, l.workRefillPeriodMs],
+      quota: l.workCapacity, windowS: ceilS(Math.ceil((l.workCapacity * l.workRefillPeriodMs) / l.workRefill)),
+      routeCost: true },
+  ];
+}
+
+// One hash tag per tenant: every key of one RL.ALL call is in the same
+// cluster slot. Only server-side ids go in here.
+const redisKey = (who, layer) => `{tenant:${who.tenantId}}:${layer.suffix(who)}`;
+
+// IETF draft-ietf-httpapi-ratelimit-headers: a List of Items, each a String
+// (the policy name) with q (quota) and w (window, seconds) ...
+export const policyItem = (name, quota, windowS) => `"${name}";q=${quota};w=${windowS}`;
+// ... and r (what is left now), t (seconds until full again, rounded up).
+export const ratelimitItem = (name, reply) => `"${name}";r=${reply.remaining};t=${ceilS(reply.resetAfterMs)}`;
+
+// The index of the limit whose numbers go into the RateLimit field.
+// Denied: the denying limit with the longest wait (the one that sets
+// Retry-After; "never", -1, counts as the longest).
+// Allowed: the limit that admits the fewest more requests like this one,
+// remaining / cost (each limit counts its own units), ties going to the one
+// that takes longest to fill up again.
+export function mostRestrictive(replies, costs, allowed) {
+  let best = -1;
+  let bestRank;
+  replies.forEach((r, i) => {
+    let rank;
+    if (!allowed) {
+      if (r.allowed) return;
+      rank = [-(r.retryAfterMs < 0 ? Infinity : r.retryAfterMs), 0];
+    } else {
+      rank = [Math.floor(r.remaining / Math.max(1, costs[i])), -r.resetAfterMs];
+    }
+    if (best < 0 || rank[0] < bestRank[0] || (rank[0] === bestRank[0] && rank[1] < bestRank[1])) {
+      best = i;
+      bestRank = rank;
+    }
+  });
+  return best;
+}
+
+// --- the decision --------------------------------------------------------------------
+
+// failMode, when Redis is unreachable or does not answer in time:
+//   "closed": 503 + Retry-After. Nothing is served unlimited; the API is down
+//             while Redis is. Pick it when overload costs more than downtime.
+//   "open":   serve, but through a local limit of globalLimit / instances per
+//             globalPeriodMs, so the fleet as a whole stays near the global
+//             limit. Pick it when downtime costs more.
+export const DEFAULT_CONFIG = Object.freeze({
+  limits: DEFAULT_LIMITS,
+  failMode: 'open',
+  instances: 1, // how many copies of this service run behind the load balancer
+  globalLimit: 600, // requests the whole fleet may serve per globalPeriodMs
+  globalPeriodMs: 60_000,
+  failClosedRetryAfterS: 5,
+});
+
+export function configFromEnv(env) {
+  return {
+    ...DEFAULT_CONFIG,
+    failMode: env.FAIL_MODE ?? DEFAULT_CONFIG.failMode,
+    instances: Number(env.INSTANCES ?? DEFAULT_CONFIG.instances),
+    globalLimit: Number(env.GLOBAL_LIMIT ?? DEFAULT_CONFIG.globalLimit),
+    globalPeriodMs: Number(env.GLOBAL_PERIOD_MS ?? DEFAULT_CONFIG.globalPeriodMs),
+    failClosedRetryAfterS: Number(env.FAIL_CLOSED_RETRY_AFTER_S ?? DEFAULT_CONFIG.failClosedRetryAfterS),
+  };
+}
+
+export class RateLimitedApi {
+  constructor(redis, apiKeys, config = {}, { fallbackClock = monotonicUs, logger = console } = {}) {
+    this.redis = redis;
+    this.apiKeys = apiKeys;
+    this.config = { ...DEFAULT_CONFIG, ...config };
+    if (!['open', 'closed'].includes(this.config.failMode)) throw new RangeError("failMode must be 'open' or 'closed'");
+    this.layers = buildLayers(this.config.limits);
+    this.policyHeader = this.layers.map((l) => policyItem(l.name, l.quota, l.windowS)).join(', ');
+    // This instance's share of the global limit, used only while Redis is down.
+    const share = Math.max(1, Math.floor(this.config.globalLimit / Math.max(1, this.config.instances)));
+    this.fallback = new LocalBucket(share, this.config.globalPeriodMs, fallbackClock);
+    this.fallbackPolicy = policyItem('fallback', share, ceilS(this.config.globalPeriodMs));
+    this.logger = logger;
+  }
+
+  authenticate(authorization) {
+    const [scheme, token] = (authorization ?? '').split(' ', 2);
+    if (scheme?.toLowerCase() !== 'bearer' || !token) return null;
+    return this.apiKeys.get(token.trim()) ?? null;
+  }
+
+  // -> { status, headers, body }: status 200 means go ahead and do the work.
+  async check(who, cost) {
+    const costs = this.layers.map((l) => (l.routeCost ? cost : 1));
+    const args = [this.layers.length, ...this.layers.map((l) => redisKey(who, l))];
+    this.layers.forEach((l, i) => args.push(...l.spec, 'COST', costs[i]));
+    let reply;
+    try {
+      reply = await this.redis.call('RL.ALL', ...args);
+    } catch (err) {
+      // Unreachable, timed out, or (misconfigured) no module: the same choice applies.
+      this.logger.warn(`rate limiter unavailable (${err.name}: ${err.message}): failing ${this.config.failMode}`);
+      return this.withoutRedis();
+    }
+    const [allowed, retryMs, ...limits] = reply;
+    const replies = limits.map(([a, limit, remaining, retryAfterMs, resetAfterMs]) => ({
+      allowed: a === 1, limit, remaining, retryAfterMs, resetAfterMs,
+    }));
+    const i = mostRestrictive(replies, costs, allowed === 1);
+    const name = this.layers[i].name;
+    const headers = { 'RateLimit-Policy': this.policyHeader, RateLimit: ratelimitItem(name, replies[i]) };
+    if (allowed === 1) return { status: 200, headers };
+    if (retryMs < 0) {
+      // The request can never fit: its cost is larger than the limit itself.
+      // A 429 would tell the client to wait and retry, forever. 413 says
+      // "make the request smaller"; no Retry-After.
+      return { status: 413, headers, body: { error: 'request_too_large', limit: name } };
+    }
+    headers['Retry-After'] = String(ceilS(retryMs));
+    return { status: 429, headers, body: { error: 'rate_limited', limit: name, retry_after_s: ceilS(retryMs) } };
+  }
+
+  withoutRedis() {
+    if (this.config.failMode === 'closed') {
+      return {
+        status: 503,
+        headers: { 'Retry-After': String(this.config.failClosedRetryAfterS) },
+        body: { error: 'rate_limiter_unavailable' },
+      };
+    }
+    // Fail open, but not unlimited: one request is one unit here. Per-key and
+    // per-tenant fairness is gone until Redis is back; the total is bounded.
+    const reply = this.fallback.take(1);
+    const headers = { 'RateLimit-Policy': this.fallbackPolicy, RateLimit: ratelimitItem('fallback', reply) };
+    if (reply.allowed) return { status: 200, headers };
+    headers['Retry-After'] = String(ceilS(reply.retryAfterMs));
+    return {
+      status: 429,
+      headers,
+      body: { error: 'rate_limited', limit: 'fallback', retry_after_s: ceilS(reply.retryAfterMs) },
+    };
+  }
+
+  // --- HTTP ----------------------------------------------------------------------
+
+  static MAX_BODY = 64 * 1024;
+
+  async handle(req, res) {
+    // The query string is dropped here on purpose: nothing in it (such as
+    // ?tenant=other) takes part in identifying the caller.
+    const path = new URL(req.url, 'http://localhost').pathname;
+    let raw;
+    try {
+      raw = await readBody(req, RateLimitedApi.MAX_BODY);
+    } catch {
+      // The rest of the body is unread: this connection cannot be reused.
+      return send(res, 413, { Connection: 'close' }, { error: 'body_too_large' });
+    }
+
+    const who = this.authenticate(req.headers.authorization);
+    if (!who) return send(res, 401, { 'WWW-Authenticate': 'Bearer realm="api"' }, { error: 'unauthorized' });
+    const route = ROUTES.get(`${req.method} ${path}`);
+    if (!route) return send(res, 404, {}, { error: 'not_found' });
+    let body;
+    let cost;
+    try {
+      body = raw.length ? JSON.parse(raw) : null;
+      cost = route.cost(body);
+    } catch (err) {
+      if (!(err instanceof SyntaxError || err instanceof BadRequest)) throw err;
+      return send(res, 400, {}, { error: 'bad_request', detail: err.message });
+    }
+
+    const verdict = await this.check(who, cost);
+    if (verdict.status !== 200) return send(res, verdict.status, verdict.headers, verdict.body); // before any work
+    return send(res, 200, verdict.headers, route.work(who, body));
+  }
+}
+
+function readBody(req, max) {
+  return new Promise((resolve, reject) => {
+    const chunks = [];
+    let size = 0;
+    req.on('data', (chunk) => {
+      size += chunk.length;
+      if (size > max) {
+        req.pause();
+        reject(new Error('body too large'));
+      } else chunks.push(chunk);
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+function send(res, status, headers, body) {
+  const data = JSON.stringify(body);
+  res.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(data), ...headers });
+  res.end(data);
+}
+
+export function createServer(api) {
+  return http.createServer((req, res) => {
+    api.handle(req, res).catch((err) => {
+      api.logger.error(err);
+      if (!res.headersSent) send(res, 500, {}, { error: 'internal' });
+      else res.destroy();
+    });
+  });
+}
+
+// A short timeout and no client-side retries or queueing: while Redis is down
+// or slow, each request should learn it within timeoutMs and take the fail
+// mode, not wait in ioredis's offline queue for a reconnect.
+export function connectRedis(url, timeoutMs) {
+  const redis = new Redis(url, {
+    commandTimeout: timeoutMs, // Redis hangs: the command fails after timeoutMs
+    connectTimeout: timeoutMs,
+    enableOfflineQueue: false, // Redis gone: commands fail at once instead of queueing
+    maxRetriesPerRequest: 0,
+    retryStrategy: (attempt) => Math.min(attempt * 100, 2000), // keep reconnecting in the background
+    disconnectTimeout: timeoutMs, // on shutdown, do not wait 2 s for a socket to a dead server
+  });
+  // Every request that meets the outage logs it (check()); without a listener
+  // ioredis would also print each reconnect failure.
+  redis.on('error', () => {});
+  return redis;
+}
