@@ -4,5 +4,6 @@
 //!   counter). No Redis, no clock, no floating point, no allocation.
 //! - `module`: the thin Redis layer (commands, data types, propagation).
 
+pub mod alloc_count;
 pub mod core;
 mod module;

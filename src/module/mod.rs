@@ -225,9 +225,10 @@ redis_module! {
     name: "rl",
     version: MODULE_VERSION,
     // The module's own values are allocated with RedisModule_Alloc (see
-    // `types`); Rust's transient allocations stay on the system allocator,
-    // so the same crate also links into tests and benchmarks.
-    allocator: (std::alloc::System, std::alloc::System),
+    // `types`); Rust's transient allocations stay on the system allocator
+    // (counted, see `alloc_count`), so the same crate also links into tests
+    // and benchmarks.
+    allocator: (crate::alloc_count::CountingSystem, crate::alloc_count::CountingSystem),
     data_types: [],
     init: init,
 }

@@ -1,0 +1,41 @@
+//! The pure core allocates nothing per decision: a regression guard that
+//! times nothing. The crate's global allocator counts each thread's
+//! allocations (`redis_rl::alloc_count`); every algorithm decides thousands
+//! of requests (allow, deny, never, repair, a changed window) and the count
+//! must not move.
+
+use redis_rl::alloc_count::allocations;
+use redis_rl::core::{Gcra, SlidingWindow, TokenBucket};
+
+const T0: u64 = 1_800_000_000_000_000;
+
+#[test]
+fn deciding_allocates_nothing() {
+    let gcra = Gcra::new(10, 1000, 6).unwrap();
+    let bucket = TokenBucket::new(5, 2, 1000).unwrap();
+    let windows = [SlidingWindow::new(5, 1000), SlidingWindow::new(5, 3000)];
+    let (mut g, mut b, mut s) = (None, None, None);
+    let mut decided = 0u64;
+
+    let before = allocations();
+    for i in 0..10_000u64 {
+        // Mostly forward in time, with a backward jump now and then.
+        let now = if i % 97 == 0 { T0 } else { T0 + i * 37_000 };
+        let cost = i % 8;
+        let o = gcra.check(g, now, cost);
+        g = o.write.map(|w| w.state).or(g);
+        let o = bucket.check(b, now, cost);
+        b = o.write.map(|w| w.state).or(b);
+        let o = windows[(i / 500) as usize % 2].check(s, now, cost);
+        s = o.write.map(|w| w.state).or(s);
+        decided += 3;
+    }
+    let after = allocations();
+
+    assert_eq!(decided, 30_000);
+    assert_eq!(after - before, 0, "the core allocated {} times in {decided} decisions", after - before);
+    // The counter works: a Vec does allocate.
+    let v = std::hint::black_box(vec![1u8; 64]);
+    assert_eq!(allocations() - after, 1);
+    drop(v);
+}
