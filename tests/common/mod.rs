@@ -5,8 +5,10 @@
 //! `dead_code` allowance: every test binary uses a different subset.
 //!
 //! Environment knobs:
-//! - `REDIS_SERVER`: server binary (default `redis-server` from `PATH`; the
-//!   suite is also run against `valkey-server`).
+//! - `REDIS_SERVER`: server binary (default `redis-server` from `PATH`).
+//!   `make test` runs the integration suite once per server: Debian's
+//!   `redis-server` 7.0 and Valkey 9 (`scripts/install-valkey.sh`). Tests
+//!   that must tell them apart ask [`Server::version`].
 //! - `REDIS_RL_MODULE`: module `.so` to load (default
 //!   `<target dir>/release/libredis_rl.so`).
 //!
@@ -88,6 +90,66 @@ pub fn server_binary() -> String {
     match std::env::var("REDIS_SERVER") {
         Ok(v) if !v.is_empty() => v,
         _ => "redis-server".to_string(),
+    }
+}
+
+/// The server binary and what its `--version` says, e.g.
+/// `/usr/bin/redis-server (Redis server v=7.0.15 ...)`: printed with every
+/// start-up failure, so a failure names the server it happened on. Run once
+/// per test process.
+pub fn server_description() -> String {
+    static DESC: OnceLock<String> = OnceLock::new();
+    DESC.get_or_init(|| {
+        let bin = server_binary();
+        let version = match Command::new(&bin).arg("--version").stdin(Stdio::null()).output() {
+            Ok(out) if out.status.success() => String::from_utf8_lossy(&out.stdout).trim().to_string(),
+            Ok(out) => format!("`--version` failed ({}): {}", out.status, String::from_utf8_lossy(&out.stderr).trim()),
+            Err(e) => format!("cannot run it: {e}"),
+        };
+        format!("{bin} ({version})")
+    })
+    .clone()
+}
+
+/// Which server a [`Server`] runs, from its `INFO server`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ServerVersion {
+    /// `"valkey"` or `"redis"` (`server_name`, which Redis 7.x lacks).
+    pub name: String,
+    /// `valkey_version` on Valkey (whose `redis_version` is a compatibility
+    /// value), else `redis_version`.
+    pub version: (u32, u32, u32),
+}
+
+impl ServerVersion {
+    pub fn is_valkey(&self) -> bool {
+        self.name == "valkey"
+    }
+
+    /// At least `major.minor.patch` of this server's own numbering.
+    pub fn at_least(&self, major: u32, minor: u32, patch: u32) -> bool {
+        self.version >= (major, minor, patch)
+    }
+
+    /// Parses `INFO server` text.
+    pub fn from_info(info: &str) -> ServerVersion {
+        let field = |name: &str| {
+            info.lines().find_map(|l| l.trim_end().strip_prefix(name)?.strip_prefix(':').map(str::to_string))
+        };
+        let name = field("server_name").unwrap_or_else(|| "redis".to_string());
+        let raw = field(&format!("{name}_version"))
+            .or_else(|| field("redis_version"))
+            .unwrap_or_else(|| panic!("no version in INFO server:\n{info}"));
+        let mut parts = raw.split('.').map(|p| p.parse::<u32>().unwrap_or(0));
+        let version = (parts.next().unwrap_or(0), parts.next().unwrap_or(0), parts.next().unwrap_or(0));
+        ServerVersion { name, version }
+    }
+}
+
+impl std::fmt::Display for ServerVersion {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let (a, b, c) = self.version;
+        write!(f, "{} {a}.{b}.{c}", self.name)
     }
 }
 
@@ -258,7 +320,13 @@ pub enum ClockMode {
 
 /// Handle on the control file read by `fakeclock.so` inside a server started
 /// with `fake_clock: true`. Every change is visible to the server's very next
-/// `gettimeofday`/`clock_gettime(CLOCK_REALTIME)`/`time` call.
+/// `gettimeofday`/`clock_gettime(CLOCK_REALTIME)`/`time` call, so to the
+/// very next command, on Redis 7.0 and on Valkey alike (the shim keeps
+/// Valkey on its POSIX monotonic clock, where it reads the wall clock on every
+/// call instead of extrapolating it for up to 1 ms). The monotonic clocks
+/// stay real in every mode, so the server's timers (replication, BGSAVE,
+/// active expiry) keep running while the wall clock is frozen: see
+/// `fakeclock.c`.
 ///
 /// Note on Redis semantics: a key is expired only once `now > expire_at`; at
 /// `now == expire_at` it still exists with `PTTL` 0.
@@ -503,7 +571,16 @@ impl Server {
         // The timeout only bounds the TCP connect (std retries EINTR there).
         client
             .get_connection_with_timeout(Duration::from_secs(5))
-            .unwrap_or_else(|e| panic!("connect to {url}: {e}\n{}", self.log_tail()))
+            .unwrap_or_else(|e| panic!("connect to {url} ({}): {e}\n{}", server_description(), self.log_tail()))
+    }
+
+    /// Name and version of the running server (`INFO server`).
+    pub fn version(&self) -> ServerVersion {
+        let info: String = redis::cmd("INFO")
+            .arg("server")
+            .query(&mut self.conn())
+            .unwrap_or_else(|e| panic!("INFO server on {}: {e}", server_description()));
+        ServerVersion::from_info(&info)
     }
 
     /// Pid of the current server process (changes on [`restart`](Self::restart)).
@@ -688,7 +765,8 @@ impl Server {
     fn failure(&mut self, why: &str) -> String {
         self.kill_child();
         format!(
-            "redis server failed to start: {why}\n  command: {} {}\n{}",
+            "server failed to start on {}: {why}\n  command: {} {}\n{}",
+            server_description(),
             server_binary(),
             self.args().iter().map(|a| format!("{:?}", a.to_string_lossy())).collect::<Vec<_>>().join(" "),
             self.log_tail()

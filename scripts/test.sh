@@ -1,0 +1,159 @@
+#!/usr/bin/env bash
+# Runs the test suite the way `make test` does:
+#
+#   1. once, the targets that need no server: the library's unit tests, the
+#      benches in test mode, and every tests/*.rs that does not use the
+#      harness (no `mod common;`), such as the core's property tests;
+#   2. then, for each server binary given, the integration suite: every
+#      tests/*.rs that uses the harness (`mod common;`), as one separate
+#      `cargo test` run with REDIS_SERVER set to that server, under a header
+#      that names the server and its version; then the example services'
+#      tests (scripts/test-examples.sh) against the same server.
+#
+# Every server is run even when an earlier stage failed, and the summary at
+# the end says which stages failed, so a failure is always attributed to the
+# server it happened on.
+#
+#   scripts/test.sh [--no-unit] SERVER [SERVER...]
+#
+# Environment: CARGO (default cargo), REDIS_RL_MODULE (default
+# target/release/libredis_rl.so, which must already be built).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+cargo=${CARGO:-cargo}
+run_unit=1
+if [[ ${1:-} == --no-unit ]]; then
+    run_unit=0
+    shift
+fi
+if [[ $# -eq 0 ]]; then
+    echo "usage: $0 [--no-unit] SERVER [SERVER...]" >&2
+    exit 2
+fi
+
+module=${REDIS_RL_MODULE:-$PWD/target/release/libredis_rl.so}
+module=$(realpath -ms "$module")
+if [[ ! -f $module ]]; then
+    echo "test: module not built: $module (run make build)" >&2
+    exit 1
+fi
+export REDIS_RL_MODULE=$module
+
+# The integration suite is every test file that uses the harness.
+integration=()
+standalone=()
+for f in tests/*.rs; do
+    name=$(basename "$f" .rs)
+    if grep -qE '^[[:space:]]*mod[[:space:]]+common[[:space:]]*;' "$f"; then
+        integration+=(--test "$name")
+    else
+        standalone+=(--test "$name")
+    fi
+done
+
+results=()
+failed=0
+record() { # record LABEL STATUS SECONDS
+    results+=("$(printf '  %-46s %-6s %4ss' "$1" "$2" "$3")")
+    [[ $2 == ok ]] || failed=1
+}
+
+# "valkey-server 9.1.2" / "redis-server 7.0.15" from `--version`.
+describe() {
+    local out
+    out=$("$1" --version 2>&1 | head -n1) || return 1
+    case $out in
+        "Valkey server v="*) out=${out#Valkey server v=}; echo "valkey-server ${out%% *}" ;;
+        "Redis server v="*) out=${out#Redis server v=}; echo "redis-server ${out%% *}" ;;
+        *) echo "$out" ;;
+    esac
+}
+
+# Starts the server on a Unix socket only, with the module, and waits until
+# it is ready: a clear error (with the server's log) if the binary does not
+# run or cannot load the module, before any test runs.
+preflight() { # preflight BINARY LABEL
+    local bin=$1 label=$2 dir pid log deadline status=1
+    dir=$(mktemp -d "${TMPDIR:-/tmp}/redis-rl-preflight.XXXXXX")
+    log=$dir/server.log
+    "$bin" --port 0 --unixsocket "$dir/s.sock" --save "" --appendonly no --daemonize no \
+        --dir "$dir" --logfile "$log" --loadmodule "$module" </dev/null >"$dir/stdio.log" 2>&1 &
+    pid=$!
+    deadline=$((SECONDS + 10))
+    while ((SECONDS < deadline)); do
+        if ! kill -0 "$pid" 2>/dev/null; then
+            break
+        fi
+        if grep -qi "ready to accept connections" "$log" 2>/dev/null; then
+            status=0
+            break
+        fi
+        sleep 0.05
+    done
+    if kill -0 "$pid" 2>/dev/null; then
+        kill -KILL "$pid" 2>/dev/null
+    fi
+    wait "$pid" 2>/dev/null
+    if ((status == 0)) && ! grep -q "Module 'rl' loaded" "$log"; then
+        status=1
+    fi
+    if ((status != 0)); then
+        echo "test: $label ($bin) did not start with the module $module:" >&2
+        tail -n 20 "$log" "$dir/stdio.log" >&2 2>/dev/null
+    fi
+    rm -rf "$dir"
+    return $status
+}
+
+if ((run_unit)); then
+    echo
+    echo "== unit and property tests (no server) =="
+    start=$SECONDS
+    if "$cargo" test --no-fail-fast --lib --bins --examples --benches "${standalone[@]}"; then
+        record "unit and property tests" ok $((SECONDS - start))
+    else
+        record "unit and property tests" FAILED $((SECONDS - start))
+    fi
+fi
+
+for server in "$@"; do
+    bin=$(command -v "$server" || true)
+    if [[ -z $bin ]]; then
+        echo "test: server binary not found: $server" >&2
+        record "integration suite on $server" FAILED 0
+        continue
+    fi
+    # Absolute, but symlinks kept: Debian's redis-server is a symlink to
+    # redis-check-rdb, which acts on the name it is started under.
+    bin=$(realpath -s "$bin")
+    label=$(describe "$bin") || label=$server
+    echo
+    echo "== integration suite on $label ($bin) =="
+    start=$SECONDS
+    if ! preflight "$bin" "$label"; then
+        record "integration suite on $label" FAILED $((SECONDS - start))
+        continue
+    fi
+    if REDIS_SERVER=$bin "$cargo" test --no-fail-fast "${integration[@]}"; then
+        record "integration suite on $label" ok $((SECONDS - start))
+    else
+        echo "== integration suite FAILED on $label ($bin) ==" >&2
+        record "integration suite on $label" FAILED $((SECONDS - start))
+    fi
+    # The example services (examples/python, examples/node) against the same server.
+    echo
+    echo "== examples on $label ($bin) =="
+    start=$SECONDS
+    if REDIS_SERVER=$bin bash scripts/test-examples.sh; then
+        record "examples on $label" ok $((SECONDS - start))
+    else
+        echo "== examples FAILED on $label ($bin) ==" >&2
+        record "examples on $label" FAILED $((SECONDS - start))
+    fi
+done
+
+echo
+echo "== summary =="
+printf '%s\n' "${results[@]}"
+exit $failed
