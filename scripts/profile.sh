@@ -2,7 +2,10 @@
 # Instructions per command inside redis-server's call(), counted by callgrind:
 # repeatable whatever else the machine does, so it shows where a limiter
 # decision's cost goes next to SET PX. Usage: scripts/profile.sh [N]
-# (N requests per command, default 20000). Needs valgrind.
+# (N requests per command, default 20000). Needs valgrind. SERVER_ARGS adds
+# server options, e.g. SERVER_ARGS="--appendonly yes --appendfsync no" to
+# count the propagation of effects (built only when an AOF or a replica
+# consumes them).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 N=${1:-20000}
@@ -15,16 +18,18 @@ trap 'rm -rf "$out"' EXIT
 
 profile() { # name, command line (may use __rand_int__), random?
   local name=$1 line=$2 rnd=$3 port
+  # A fresh data directory per server, so no AOF or RDB carries over.
+  rm -rf "${out:?}"/*
   port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
   valgrind --tool=callgrind --toggle-collect=call --callgrind-out-file="$out/cg" \
     "$SERVER" --port "$port" --bind 127.0.0.1 --save "" --appendonly no --dir "$out" \
-    --loadmodule "$MODULE" >/dev/null 2>&1 &
+    --loadmodule "$MODULE" ${SERVER_ARGS:-} >/dev/null 2>&1 &
   local pid=$!
   for _ in $(seq 200); do redis-cli -p "$port" PING >/dev/null 2>&1 && break; sleep 0.1; done
   local extra=()
   [ "$rnd" -eq 1 ] && extra=(-r 100000)
   # shellcheck disable=SC2086
-  redis-benchmark -p "$port" -c 10 -n "$N" -P 16 "${extra[@]}" $line >/dev/null 2>&1
+  redis-benchmark -p "$port" -c 10 -n "$N" -P 16 "${extra[@]}" $line >/dev/null
   redis-cli -p "$port" SHUTDOWN NOSAVE >/dev/null 2>&1 || true
   wait "$pid" || true
   # Every call() of the run (the benchmark's requests plus the SHUTDOWN).
@@ -34,7 +39,7 @@ profile() { # name, command line (may use __rand_int__), random?
   rm -f "$out/cg"
 }
 
-echo "Instructions per call inside call() (callgrind, $N requests, -P 16):"
+echo "Instructions per call inside call() (callgrind, $N requests, -P 16${SERVER_ARGS:+, $SERVER_ARGS}):"
 echo
 echo "| command | Ir per call |"
 echo "|---|---:|"
