@@ -150,29 +150,10 @@ impl Gcra {
 mod tests {
     use super::*;
 
-    const MS: u64 = 1_000;
-    /// An arbitrary, realistic epoch time (2027-01-15) on a second boundary.
-    const T0: u64 = 1_800_000_000_000 * MS;
-
-    /// One request of a table: (at ms after T0, cost, allowed, remaining, retry_after_ms, reset_after_ms).
-    type Row = (u64, u64, bool, u64, i64, u64);
+    use crate::core::table::{Row, MS, T0};
 
     fn run(g: &Gcra, rows: &[Row]) {
-        let mut state = None;
-        for (i, &(at, cost, allowed, remaining, retry, reset)) in rows.iter().enumerate() {
-            let o = g.check(state, T0 + at * MS, cost);
-            let d = o.decision;
-            assert_eq!(
-                (d.allowed, d.remaining, d.retry_after_ms, d.reset_after_ms),
-                (allowed, remaining, retry, reset),
-                "row {i}: {:?}",
-                rows[i]
-            );
-            assert_eq!(o.write.is_some(), allowed && cost > 0, "row {i} write");
-            if let Some(w) = o.write {
-                state = Some(w.state);
-            }
-        }
+        crate::core::table::run(|s, now, cost| g.check(s, now, cost), g.schedule().burst(), rows);
     }
 
     #[test]

@@ -8,6 +8,8 @@
 pub mod decision;
 pub mod gcra;
 pub mod sliding_window;
+#[cfg(test)]
+mod table;
 pub mod time;
 pub mod token_bucket;
 

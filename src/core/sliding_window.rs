@@ -195,29 +195,10 @@ impl SlidingWindow {
 mod tests {
     use super::*;
 
-    const MS: u64 = 1_000;
-    /// A multiple of every window used below: epoch-aligned.
-    const T0: u64 = 1_800_000_000_000 * MS;
-
-    /// (at ms after T0, cost, allowed, remaining, retry_after_ms, reset_after_ms)
-    type Row = (u64, u64, bool, u64, i64, u64);
+    use crate::core::table::{Row, MS, T0};
 
     fn run(s: &SlidingWindow, rows: &[Row]) {
-        let mut state = None;
-        for (i, &(at, cost, allowed, remaining, retry, reset)) in rows.iter().enumerate() {
-            let o = s.check(state, T0 + at * MS, cost);
-            let d = o.decision;
-            assert_eq!(
-                (d.allowed, d.remaining, d.retry_after_ms, d.reset_after_ms),
-                (allowed, remaining, retry, reset),
-                "row {i}: {:?}",
-                rows[i]
-            );
-            assert_eq!(o.write.is_some(), allowed && cost > 0);
-            if let Some(w) = o.write {
-                state = Some(w.state);
-            }
-        }
+        crate::core::table::run(|st, now, cost| s.check(st, now, cost), s.limit(), rows);
     }
 
     #[test]

@@ -56,28 +56,10 @@ impl TokenBucket {
 mod tests {
     use super::*;
 
-    const MS: u64 = 1_000;
-    const T0: u64 = 1_800_000_000_000 * MS;
-
-    /// (at ms after T0, cost, allowed, remaining, retry_after_ms, reset_after_ms)
-    type Row = (u64, u64, bool, u64, i64, u64);
+    use crate::core::table::Row;
 
     fn run(b: &TokenBucket, rows: &[Row]) {
-        let mut state = None;
-        for (i, &(at, cost, allowed, remaining, retry, reset)) in rows.iter().enumerate() {
-            let o = b.check(state, T0 + at * MS, cost);
-            let d = o.decision;
-            assert_eq!(
-                (d.allowed, d.remaining, d.retry_after_ms, d.reset_after_ms),
-                (allowed, remaining, retry, reset),
-                "row {i}: {:?}",
-                rows[i]
-            );
-            assert_eq!(d.limit, b.schedule().burst());
-            if let Some(w) = o.write {
-                state = Some(w.state);
-            }
-        }
+        crate::core::table::run(|s, now, cost| b.check(s, now, cost), b.schedule().burst(), rows);
     }
 
     #[test]

@@ -1,7 +1,10 @@
 //! The limiter commands. Each one is: parse -> read the key -> decide in the
 //! pure core -> (if it consumed) write, expire, signal, notify, propagate ->
 //! reply. Nothing is read or written before the arguments are valid, and
-//! nothing is written or propagated for a denial, a PEEK or COST 0.
+//! nothing is written or propagated for a denial, a PEEK or COST 0, except
+//! a repair: a stored state further ahead than the parameters allow (a
+//! backward clock jump, a tightened limit) is stored as drained by the first
+//! call that sees it, other than a PEEK (see the core).
 
 pub mod all;
 pub mod gcra;
@@ -13,7 +16,7 @@ use std::ffi::{c_void, CStr};
 
 use redis_module::raw::{self, RedisModuleCtx, RedisModuleString};
 
-use crate::core::{Outcome, Write};
+use crate::core::{Decision, Outcome, Write};
 
 use super::args::{ArgError, Options};
 use super::clock;
@@ -35,6 +38,11 @@ pub trait Limiter: Sized {
     /// Parses everything after the key name. `args[0]` is the command, `args[1]` the key.
     fn parse(args: &Argv<'_>) -> Result<(Self, Options), ArgError>;
     fn check(&self, state: Option<Self::State>, now_us: u64, cost: u64) -> Outcome<Self::State>;
+    /// Replies with a decision (`flags`: the command's context flags): the
+    /// five fields, an array or a RESP3 map.
+    fn reply(ctx: *mut RedisModuleCtx, decision: &Decision, flags: u32) {
+        reply::decision(ctx, decision, reply::wants_map(flags));
+    }
 }
 
 /// Runs one limiter command end to end.
@@ -71,7 +79,7 @@ pub fn run<L: Limiter>(ctx: *mut RedisModuleCtx, args: Argv<'_>) {
         drop(key);
     }
     tally.decision(&outcome.decision);
-    reply::decision(ctx, &outcome.decision, reply::wants_map(flags));
+    L::reply(ctx, &outcome.decision, flags);
 }
 
 /// The key holds another Redis type or another algorithm's state.

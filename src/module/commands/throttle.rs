@@ -15,19 +15,18 @@
 //! RESP3 too, as redis-cell's is, so clients that switched to `HELLO 3` keep
 //! parsing it.
 //!
-//! [`run`](super::run) always replies with the RL.* shape, so this module
-//! has its own small [`command`] built from the same helpers.
+//! It runs RL.GCRA's flow ([`run`](super::run)); only [`Limiter::reply`]
+//! differs.
 
 use redis_module::raw::RedisModuleCtx;
 
 use crate::core::time::{MAX_COUNT, MAX_PERIOD_MS, US_PER_MS};
 use crate::core::{Decision, Gcra, GcraState, Outcome, ParamError};
 use crate::module::args::{self, ArgError, Options};
-use crate::module::clock;
-use crate::module::ffi::{context_flags, reply_array, reply_error, reply_i64, reply_wrong_arity, Argv, OpenKey};
+use crate::module::ffi::{reply_array, reply_i64, Argv};
 use crate::module::stats::{self, Counters};
 
-use super::{announce, read_state, store, Limiter, WRONGTYPE};
+use super::Limiter;
 
 /// redis-cell's parameters, as the GCRA they describe.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -79,6 +78,15 @@ impl Limiter for Throttle {
     fn check(&self, state: Option<GcraState>, now_us: u64, cost: u64) -> Outcome<GcraState> {
         self.0.check(state, now_us, cost)
     }
+
+    /// redis-cell's five integers, an array in RESP2 and RESP3 alike.
+    fn reply(ctx: *mut RedisModuleCtx, decision: &Decision, _flags: u32) {
+        let fields = cell_reply(decision);
+        reply_array(ctx, fields.len());
+        for v in fields {
+            reply_i64(ctx, v);
+        }
+    }
 }
 
 /// `ceil(ms / 1000)`. The core's milliseconds are already rounded up from
@@ -107,51 +115,9 @@ pub fn cell_reply(d: &Decision) -> [i64; 5] {
     ]
 }
 
-/// Runs CL.THROTTLE: the flow of [`run`](super::run) (parse, read, decide,
-/// store and announce a write, reply), with redis-cell's reply.
+/// Runs CL.THROTTLE: RL.GCRA's flow ([`run`](super::run)) with redis-cell's reply.
 pub fn command(ctx: *mut RedisModuleCtx, args: Argv<'_>) {
-    // Counts an error unless a decision is recorded below.
-    let mut tally = Throttle::STATS.tally();
-    let (limiter, opts) = match Throttle::parse(&args) {
-        Ok(parsed) => parsed,
-        Err(ArgError::WrongArity) => return reply_wrong_arity(ctx),
-        Err(e) => return reply_error(ctx, &e.to_string()),
-    };
-    let name = args.string(1);
-    let key = OpenKey::write(ctx, name);
-    // A string key (what redis-cell stored) or another algorithm's key.
-    let Ok(held) = read_state::<GcraState>(&key) else {
-        drop(key);
-        return reply_error(ctx, WRONGTYPE);
-    };
-
-    let now_us = clock::now_us();
-    let outcome = limiter.check(held.map(|(state, _)| state), now_us, opts.cost);
-
-    // No PEEK here: quantity 0 is the status read, and the core writes for
-    // it only to repair a far-future state, as RL.GCRA COST 0 does.
-    if let Some(write) = outcome.write {
-        let stored = store(&key, held.map(|(_, value)| value), &write, now_us);
-        drop(key);
-        if !stored {
-            return reply_error(ctx, "ERR could not store the limiter state");
-        }
-        if opts.cost == 0 || !outcome.decision.allowed {
-            // Stored without consuming: a drained reading made permanent.
-            stats::count(&stats::REPAIRS);
-        }
-        announce::<Throttle>(ctx, name, &write, context_flags(ctx));
-    } else {
-        drop(key);
-    }
-
-    tally.decision(&outcome.decision);
-    // Computed before replying, so nothing below can fail half way.
-    let fields = cell_reply(&outcome.decision);
-    reply_array(ctx, fields.len());
-    for v in fields {
-        reply_i64(ctx, v);
-    }
+    super::run::<Throttle>(ctx, args);
 }
 
 #[cfg(test)]
