@@ -164,8 +164,41 @@ pub fn log_warning(msg: &str) {
     }
 }
 
-fn init(ctx: &Context, _args: &[RedisString]) -> Status {
+/// Module arguments (`MODULE LOAD path ARG...`, `loadmodule path ARG...`).
+#[derive(Default)]
+struct LoadOptions {
+    /// Registers `RL.PANICTEST`, which panics on purpose, so tests can show
+    /// that a panic becomes an error reply and the server stays up.
+    panic_test_command: bool,
+}
+
+impl LoadOptions {
+    fn parse(args: &[RedisString]) -> Result<Self, String> {
+        let mut opts = Self::default();
+        for arg in args {
+            match arg.as_slice() {
+                a if a.eq_ignore_ascii_case(b"enable-panic-test-command") => opts.panic_test_command = true,
+                other => return Err(format!("unknown module argument {:?}", String::from_utf8_lossy(other))),
+            }
+        }
+        Ok(opts)
+    }
+}
+
+unsafe extern "C" fn rl_panictest(ctx: *mut RedisModuleCtx, argv: *mut *mut RedisModuleString, argc: c_int) -> c_int {
+    // SAFETY: the server's own argv for this call.
+    entry(ctx, unsafe { Argv::new(argv, argc) }, |_, _| panic!("RL.PANICTEST: a deliberate panic"))
+}
+
+fn init(ctx: &Context, args: &[RedisString]) -> Status {
     let ctx = ctx.ctx;
+    let load = match LoadOptions::parse(args) {
+        Ok(load) => load,
+        Err(why) => {
+            log_warning(&format!("{why}; the only one is enable-panic-test-command (for tests)"));
+            return Status::Err;
+        }
+    };
     if let Err(missing) = ffi::api_available() {
         log_warning(&format!("this server lacks RedisModule_{missing}; redis-rl needs Redis 7.0 or later"));
         return Status::Err;
@@ -217,6 +250,21 @@ fn init(ctx: &Context, _args: &[RedisString]) -> Status {
         if let Err(why) = command_info::set(ctx, c.name, c.info) {
             log_warning(&format!("command info for {:?} not set: {why}", c.name));
         }
+    }
+    if load.panic_test_command {
+        let status = api!(RedisModule_CreateCommand(
+            ctx,
+            c"RL.PANICTEST".as_ptr(),
+            Some(rl_panictest),
+            c"readonly fast".as_ptr(),
+            0,
+            0,
+            0
+        ));
+        if status != raw::REDISMODULE_OK as c_int {
+            return Status::Err;
+        }
+        log_warning("RL.PANICTEST is enabled (module argument enable-panic-test-command): for tests only");
     }
     Status::Ok
 }
