@@ -109,3 +109,30 @@ fn a_master_that_was_a_replica_propagates_every_write() {
     writes(&mut c, "x", 5);
     assert_eq!(effects(&mut c), 15);
 }
+
+#[test]
+fn a_master_restarted_from_its_rdb_propagates_to_replicas_that_resume_with_a_partial_sync() {
+    let mut master = frozen(&["--repl-diskless-sync-delay", "0"]);
+    let replica = start_replica(&master, ServerOptions { fake_clock: true, ..Default::default() });
+    let mut m = master.conn();
+    writes(&mut m, "before", 5);
+    wait_for_replica_offset(&mut m);
+    // The RDB keeps the replication id and offset: after the restart the
+    // server has a backlog, and the replica resumes with a partial sync (no
+    // fork), which is what the module must notice through the load.
+    let _: () = redis::cmd("SAVE").query(&mut m).unwrap();
+    drop(m);
+    master.restart();
+    let mut m = master.conn();
+    master.clock.as_ref().unwrap().freeze_at_ms(T0_MS + 1000);
+    assert_eq!(info_u64(&mut m, "replication", "repl_backlog_active"), 1, "the load restored no backlog");
+    // Written at once, most likely before the replica is back: into the backlog.
+    writes(&mut m, "after", 5);
+    wait_for_sync(&master, &replica);
+    writes(&mut m, "later", 5);
+    wait_for_replica_offset(&mut m);
+    let log = std::fs::read_to_string(master.log_path()).unwrap();
+    assert!(log.contains("Partial resynchronization request") && log.contains("accepted"), "{}", master.log_tail());
+    let mut r = replica.conn();
+    assert_same_state("after the restart", &snapshot(&mut m), &snapshot(&mut r));
+}

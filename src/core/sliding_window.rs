@@ -70,9 +70,14 @@ impl SlidingWindow {
             // later read would find the same future window until the clock
             // caught up with it.
             Some(s) if s.window_start_ms.saturating_mul(US_PER_MS) > now_us => (limit, 0, true),
+            // Counts taken with another window size are mapped onto these
+            // windows, and stored that way (a repair): otherwise the key
+            // would keep the old windows and the old expiry, and every reply
+            // would describe windows the state does not follow.
             Some(s) => {
                 let (cur, prev) = self.regrid(&s, start_ms);
-                (cur, prev, false)
+                let regridded = s.window_ms != self.window_ms && (cur > 0 || prev > 0);
+                (cur, prev, regridded)
             }
         };
         let (w, limit128, elapsed) = (w as u128, limit as u128, elapsed as u128);
@@ -307,6 +312,37 @@ mod tests {
         let w = s60.check(None, T0 + 1000 * MS, 5).write.unwrap();
         let d = SlidingWindow::new(5, 1000).check(Some(w.state), T0 + 50_000 * MS, 1).decision;
         assert!(!d.allowed, "{d:?}");
+    }
+
+    /// After a window change, the replies must describe the stored state:
+    /// retry and reset exact against what is stored, never more than the
+    /// limit admitted within one new window.
+    #[test]
+    fn a_changed_window_is_stored_so_retry_and_reset_stay_exact() {
+        for (old_w, new_w) in [(20_000, 100), (1000, 20_000), (3000, 2000), (1_000_000_000_000, 1)] {
+            let old = SlidingWindow::new(5, old_w);
+            let new = SlidingWindow::new(5, new_w);
+            let t = T0 + 700 * MS;
+            let stored = old.check(None, t, 5).write.unwrap().state;
+            let later = t + 13 * MS;
+            let o = new.check(Some(stored), later, 1);
+            let d = o.decision;
+            assert!(!d.allowed, "{old_w} -> {new_w}: {d:?}");
+            let w = o.write.unwrap_or_else(|| panic!("{old_w} -> {new_w}: no repair"));
+            assert_eq!(w.state.window_ms, new_w);
+            assert_eq!(w.expire_at_ms, later.div_ceil(MS) + d.reset_after_ms, "{old_w} -> {new_w}: expiry != reset");
+            // Exact retry and reset, against the stored state.
+            let r = d.retry_after_ms as u64;
+            assert!(!new.check(Some(w.state), later + (r - 1) * MS, 1).decision.allowed, "{old_w} -> {new_w}");
+            assert!(new.check(Some(w.state), later + r * MS, 1).decision.allowed, "{old_w} -> {new_w}");
+            let full = new.check(Some(w.state), later + d.reset_after_ms * MS, 0).decision;
+            assert_eq!(full.remaining, 5, "{old_w} -> {new_w}");
+            // Once repaired, reading writes nothing more.
+            assert_eq!(new.check(Some(w.state), later, 0).write, None);
+        }
+        // A stale state of another window size that no longer counts is left alone.
+        let stored = SlidingWindow::new(5, 1000).check(None, T0, 5).write.unwrap().state;
+        assert_eq!(SlidingWindow::new(5, 2000).check(Some(stored), T0 + 10_000 * MS, 0).write, None);
     }
 
     #[test]

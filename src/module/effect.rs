@@ -109,7 +109,9 @@ pub fn propagate<S: Stored>(
 pub fn watch_replication(ctx: *mut RedisModuleCtx) {
     let subscribed = has!(RedisModule_SubscribeToServerEvent)
         && subscribe(ctx, raw::REDISMODULE_EVENT_REPLICATION_ROLE_CHANGED, on_role_changed)
-        && subscribe(ctx, raw::REDISMODULE_EVENT_FORK_CHILD, on_fork);
+        && subscribe(ctx, raw::REDISMODULE_EVENT_FORK_CHILD, on_fork)
+        && subscribe(ctx, raw::REDISMODULE_EVENT_LOADING, on_loading)
+        && subscribe(ctx, raw::REDISMODULE_EVENT_REPLICA_CHANGE, on_role_changed);
     // Without the events, or if the server already replicates, always propagate.
     let replicating = !subscribed || replication_active(ctx);
     REPLICATION.store(replicating, Ordering::Relaxed);
@@ -123,7 +125,9 @@ fn subscribe(ctx: *mut RedisModuleCtx, id: u64, callback: ServerEventHandler) ->
 }
 
 /// A master that becomes a replica (or the reverse) keeps a backlog its
-/// former siblings may resume from: propagate from now on.
+/// former siblings may resume from: propagate from now on. Also used for a
+/// replica coming online or going offline, a backstop: any replica at all
+/// means the stream matters.
 unsafe extern "C" fn on_role_changed(_: *mut RedisModuleCtx, _: raw::RedisModuleEvent, _: u64, _: *mut c_void) {
     REPLICATION.store(true, Ordering::Relaxed);
 }
@@ -136,6 +140,17 @@ unsafe extern "C" fn on_fork(ctx: *mut RedisModuleCtx, _: raw::RedisModuleEvent,
     if sub == raw::REDISMODULE_SUBEVENT_FORK_CHILD_BORN
         && !REPLICATION.load(Ordering::Relaxed)
         && replication_active(ctx)
+    {
+        REPLICATION.store(true, Ordering::Relaxed);
+    }
+}
+
+/// Loading an RDB file restores the replication id and creates a backlog, so
+/// replicas of the server before its restart resume with a partial sync: no
+/// fork, no role change. The module loads before the data does, so look
+/// again once loading ends (a DEBUG RELOAD or an AOF load as well).
+unsafe extern "C" fn on_loading(ctx: *mut RedisModuleCtx, _: raw::RedisModuleEvent, sub: u64, _: *mut c_void) {
+    if sub == raw::REDISMODULE_SUBEVENT_LOADING_ENDED && !REPLICATION.load(Ordering::Relaxed) && replication_active(ctx)
     {
         REPLICATION.store(true, Ordering::Relaxed);
     }

@@ -48,6 +48,7 @@ pub fn api_available() -> Result<(), &'static str> {
         ("ModuleTypeGetType", has!(RedisModule_ModuleTypeGetType)),
         ("ModuleTypeGetValue", has!(RedisModule_ModuleTypeGetValue)),
         ("ModuleTypeSetValue", has!(RedisModule_ModuleTypeSetValue)),
+        ("ModuleTypeReplaceValue", has!(RedisModule_ModuleTypeReplaceValue)),
         ("SetExpire", has!(RedisModule_SetExpire)),
         ("StringPtrLen", has!(RedisModule_StringPtrLen)),
         ("ReplyWithLongLong", has!(RedisModule_ReplyWithLongLong)),
