@@ -212,3 +212,30 @@ fn a_replica_of_a_replica_holds_identical_state_and_applies_each_effect_once() {
     assert_eq!(command_calls(&mut mid, "rl.apply"), w.writes, "one RL.APPLY per write");
     assert_eq!(command_calls(&mut l, "rl.apply"), w.writes, "one RL.APPLY per write");
 }
+
+#[test]
+fn a_replica_fires_the_same_keyspace_events_as_its_master() {
+    let master = Server::start_with(ServerOptions { fake_clock: true, ..Default::default() });
+    master.clock.as_ref().unwrap().freeze_at_ms(1_800_000_000_000);
+    let replica = start_replica(&master, ServerOptions::default());
+    let mut r = replica.conn();
+    let _: () = redis::cmd("CONFIG").arg("SET").arg("notify-keyspace-events").arg("Kd").query(&mut r).unwrap();
+    let mut sub = replica.conn();
+    let mut pubsub = sub.as_pubsub();
+    pubsub.psubscribe("__keyspace@0__:ev*").unwrap();
+    pubsub.set_read_timeout(Some(std::time::Duration::from_secs(5))).unwrap();
+
+    let mut m = master.conn();
+    rl(&mut m, "RL.GCRA evg 1 60000");
+    rl(&mut m, "RL.GCRA evg 1 60000"); // denied: nothing replicated, no event
+    rl(&mut m, "RL.TOKENBUCKET evt 1 1 60000");
+    rl(&mut m, "RL.SLIDE evs 1 60000");
+    rl(&mut m, "CL.THROTTLE evc 0 1 60");
+    let mut events = Vec::new();
+    for _ in 0..4 {
+        let msg = pubsub.get_message().unwrap();
+        events.push((msg.get_channel_name().to_string(), msg.get_payload::<String>().unwrap()));
+    }
+    let ev = |k: &str, e: &str| (format!("__keyspace@0__:{k}"), e.to_string());
+    assert_eq!(events, [ev("evg", "rl.gcra"), ev("evt", "rl.tokenbucket"), ev("evs", "rl.slide"), ev("evc", "rl.gcra")]);
+}

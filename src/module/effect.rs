@@ -243,6 +243,9 @@ fn store<S: Stored>(ctx: *mut RedisModuleCtx, name: *mut RedisModuleString, payl
     }
     drop(key);
     api!(RedisModule_SignalModifiedKey(ctx, name));
+    // The same event the write fired on the master, as replicas of built-in
+    // commands fire theirs: clients reading from a replica see it too.
+    api!(RedisModule_NotifyKeyspaceEvent(ctx, raw::REDISMODULE_NOTIFY_MODULE, S::EVENT.as_ptr(), name));
     true
 }
 

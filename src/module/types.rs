@@ -38,6 +38,8 @@ pub const MAX_WORDS: usize = 3;
 pub trait Stored: Copy + Sized + 'static {
     /// The 9-character type name (`TYPE key` shows it).
     const NAME: &'static CStr;
+    /// The keyspace event a write of this state fires (class `d`).
+    const EVENT: &'static CStr;
     /// The tag byte of its effect payload.
     const TAG: u8;
     /// How many of the words it uses.
@@ -62,6 +64,7 @@ static SLIDE_TYPE: AtomicPtr<RedisModuleType> = AtomicPtr::new(std::ptr::null_mu
 
 impl Stored for GcraState {
     const NAME: &'static CStr = c"rl-gcra--";
+    const EVENT: &'static CStr = c"rl.gcra";
     const TAG: u8 = b'G';
     const WORDS: usize = 1;
     const INLINE: bool = true;
@@ -78,6 +81,7 @@ impl Stored for GcraState {
 
 impl Stored for TokenBucketState {
     const NAME: &'static CStr = c"rl-tbkt--";
+    const EVENT: &'static CStr = c"rl.tokenbucket";
     const TAG: u8 = b'T';
     const WORDS: usize = 1;
     const INLINE: bool = true;
@@ -94,6 +98,7 @@ impl Stored for TokenBucketState {
 
 impl Stored for SlidingWindowState {
     const NAME: &'static CStr = c"rl-slide-";
+    const EVENT: &'static CStr = c"rl.slide";
     const TAG: u8 = b'S';
     const WORDS: usize = 3;
     const INLINE: bool = false;

@@ -10,7 +10,6 @@ use crate::module::stats::{self, Counters};
 impl Limiter for Gcra {
     type State = GcraState;
     const STATS: &'static Counters = &stats::GCRA;
-    const EVENT: &'static std::ffi::CStr = c"rl.gcra";
 
     fn parse(a: &Argv<'_>) -> Result<(Self, Options), ArgError> {
         if a.len() < 4 {

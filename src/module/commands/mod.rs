@@ -12,7 +12,7 @@ pub mod slide;
 pub mod throttle;
 pub mod token_bucket;
 
-use std::ffi::{c_void, CStr};
+use std::ffi::c_void;
 
 use redis_module::raw::{self, RedisModuleCtx, RedisModuleString};
 
@@ -30,9 +30,8 @@ pub const WRONGTYPE: &str = "WRONGTYPE Operation against a key holding the wrong
 
 /// One limiter command: how to parse it and how to decide.
 pub trait Limiter: Sized {
+    /// The state it keeps (which also names the keyspace event a write fires).
     type State: Stored;
-    /// The keyspace event fired on each write (class `d`, module events).
-    const EVENT: &'static CStr;
     /// Its `INFO rl` counters.
     const STATS: &'static Counters;
     /// Parses everything after the key name. `args[0]` is the command, `args[1]` the key.
@@ -130,7 +129,7 @@ pub fn announce<L: Limiter>(
     flags: u32,
 ) {
     api!(RedisModule_SignalModifiedKey(ctx, name));
-    api!(RedisModule_NotifyKeyspaceEvent(ctx, raw::REDISMODULE_NOTIFY_MODULE, L::EVENT.as_ptr(), name));
+    api!(RedisModule_NotifyKeyspaceEvent(ctx, raw::REDISMODULE_NOTIFY_MODULE, L::State::EVENT.as_ptr(), name));
     match effect::propagate(ctx, name, &write.state, write.expire_at_ms, flags) {
         effect::Propagated::Sent => stats::count(&stats::EFFECTS),
         effect::Propagated::NotNeeded => {}

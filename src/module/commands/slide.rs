@@ -10,7 +10,6 @@ use crate::module::stats::{self, Counters};
 impl Limiter for SlidingWindow {
     type State = SlidingWindowState;
     const STATS: &'static Counters = &stats::SLIDE;
-    const EVENT: &'static std::ffi::CStr = c"rl.slide";
 
     fn parse(a: &Argv<'_>) -> Result<(Self, Options), ArgError> {
         if a.len() < 4 {

@@ -64,9 +64,6 @@ impl Throttle {
 
 impl Limiter for Throttle {
     type State = GcraState;
-    /// The event RL.GCRA fires: the same write to the same type (as INCR
-    /// fires `incrby`), so one subscription sees every GCRA key change.
-    const EVENT: &'static std::ffi::CStr = c"rl.gcra";
     /// Counted apart from RL.GCRA, so INFO shows how much redis-cell traffic is left.
     const STATS: &'static Counters = &stats::THROTTLE;
 

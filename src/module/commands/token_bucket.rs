@@ -10,7 +10,6 @@ use crate::module::stats::{self, Counters};
 impl Limiter for TokenBucket {
     type State = TokenBucketState;
     const STATS: &'static Counters = &stats::TOKENBUCKET;
-    const EVENT: &'static std::ffi::CStr = c"rl.tokenbucket";
 
     fn parse(a: &Argv<'_>) -> Result<(Self, Options), ArgError> {
         if a.len() < 5 {
