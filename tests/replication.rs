@@ -237,5 +237,8 @@ fn a_replica_fires_the_same_keyspace_events_as_its_master() {
         events.push((msg.get_channel_name().to_string(), msg.get_payload::<String>().unwrap()));
     }
     let ev = |k: &str, e: &str| (format!("__keyspace@0__:{k}"), e.to_string());
-    assert_eq!(events, [ev("evg", "rl.gcra"), ev("evt", "rl.tokenbucket"), ev("evs", "rl.slide"), ev("evc", "rl.gcra")]);
+    assert_eq!(
+        events,
+        [ev("evg", "rl.gcra"), ev("evt", "rl.tokenbucket"), ev("evs", "rl.slide"), ev("evc", "rl.gcra")]
+    );
 }
