@@ -183,7 +183,11 @@ impl SlidingWindow {
         (clamp(c1 + c2), clamp(p1 + p2))
     }
 
+    /// The state to store, expiring when the estimate reaches 0: the end of
+    /// the next window if the current one counts, else the end of this one
+    /// (a repair can leave only `prev`).
     fn write(&self, start_ms: u64, cur: u64, prev: u64) -> Write<SlidingWindowState> {
+        let windows = if cur > 0 { 2 } else { 1 };
         Write {
             state: SlidingWindowState {
                 window_start_ms: start_ms,
@@ -191,7 +195,7 @@ impl SlidingWindow {
                 cur: cur.min(u64::from(u32::MAX)) as u32,
                 prev: prev.min(u64::from(u32::MAX)) as u32,
             },
-            expire_at_ms: start_ms + 2 * self.window_ms,
+            expire_at_ms: start_ms + windows * self.window_ms,
         }
     }
 }
