@@ -5,6 +5,7 @@
 //! - reset: not full at now + reset - 1 ms, full at now + reset;
 //! - a write's expiry is the reset time (so PTTL == reset_after_ms);
 //! - what a single instant admits never exceeds the current limit.
+//!
 //! Time is whole milliseconds here, as on Redis 7.0.
 
 use proptest::prelude::*;
