@@ -26,6 +26,11 @@ profile() { # name, command line (may use __rand_int__), random?
     --loadmodule "$MODULE" ${SERVER_ARGS:-} >/dev/null 2>&1 &
   local pid=$!
   for _ in $(seq 200); do redis-cli -p "$port" PING >/dev/null 2>&1 && break; sleep 0.1; done
+  # The Lua baselines are called by their SHA1; load them first.
+  local lua
+  for lua in scripts/lua/*.lua; do
+    redis-cli -p "$port" SCRIPT LOAD "$(cat "$lua")" >/dev/null
+  done
   local extra=()
   [ "$rnd" -eq 1 ] && extra=(-r 100000)
   # shellcheck disable=SC2086
@@ -50,3 +55,7 @@ profile "SET PX random keys" "SET k:__rand_int__ v PX 60000" 1
 profile "RL.GCRA random keys" "RL.GCRA k:__rand_int__ 100 60000" 1
 profile "RL.TOKENBUCKET random keys" "RL.TOKENBUCKET k:__rand_int__ 100 100 60000" 1
 profile "RL.SLIDE random keys" "RL.SLIDE k:__rand_int__ 100 60000" 1
+sha() { printf '%s' "$(cat "scripts/lua/$1.lua")" | sha1sum | cut -d' ' -f1; }
+profile "Lua GCRA random keys" "EVALSHA $(sha gcra) 1 k:__rand_int__ 100 60000 100 1" 1
+profile "Lua TOKENBUCKET random keys" "EVALSHA $(sha tokenbucket) 1 k:__rand_int__ 100 100 60000 1" 1
+profile "Lua SLIDE random keys" "EVALSHA $(sha slide) 1 k:__rand_int__ 100 60000 1" 1
