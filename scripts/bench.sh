@@ -47,25 +47,29 @@ sha_slide=$(cli SCRIPT LOAD "$(cat scripts/lua/slide.lua)")
 # name | stats command (for INFO commandstats) | random keys? | command line
 # Allow paths use a rate no benchmark can exhaust; deny paths a key drained
 # by its first call (limit 1 per hour).
+# Listed so that each RL command runs right next to its baselines (INCR and
+# SET PX on the same key pattern, its Lua equivalent): ratios are taken
+# within each repetition and then their median reported, so the drift of a
+# shared machine between distant measurements does not enter them.
 tests=(
   "INCR one|incr|0|INCR bench:incr"
-  "INCR random|incr|1|INCR bench:incr:__rand_int__"
   "SET PX one|set|0|SET bench:set v PX 60000"
-  "SET PX random|set|1|SET bench:set:__rand_int__ v PX 60000"
   "RL.GCRA one allow|rl.gcra|0|RL.GCRA bench:gcra:allow 4294967295 1000"
-  "RL.GCRA one deny|rl.gcra|0|RL.GCRA bench:gcra:deny 1 3600000"
-  "RL.GCRA random|rl.gcra|1|RL.GCRA bench:gcra:__rand_int__ 100 60000"
-  "RL.TOKENBUCKET one allow|rl.tokenbucket|0|RL.TOKENBUCKET bench:tb:allow 4294967295 4294967295 1000"
-  "RL.TOKENBUCKET one deny|rl.tokenbucket|0|RL.TOKENBUCKET bench:tb:deny 1 1 3600000"
-  "RL.TOKENBUCKET random|rl.tokenbucket|1|RL.TOKENBUCKET bench:tb:__rand_int__ 100 100 60000"
-  "RL.SLIDE one allow|rl.slide|0|RL.SLIDE bench:slide:allow 4294967295 1000"
-  "RL.SLIDE one deny|rl.slide|0|RL.SLIDE bench:slide:deny 1 3600000"
-  "RL.SLIDE random|rl.slide|1|RL.SLIDE bench:slide:__rand_int__ 100 60000"
   "Lua GCRA one allow|evalsha|0|EVALSHA $sha_gcra 1 bench:lgcra:allow 4294967295 1000 4294967295 1"
-  "Lua GCRA random|evalsha|1|EVALSHA $sha_gcra 1 bench:lgcra:__rand_int__ 100 60000 100 1"
+  "RL.GCRA one deny|rl.gcra|0|RL.GCRA bench:gcra:deny 1 3600000"
+  "RL.TOKENBUCKET one allow|rl.tokenbucket|0|RL.TOKENBUCKET bench:tb:allow 4294967295 4294967295 1000"
   "Lua TOKENBUCKET one allow|evalsha|0|EVALSHA $sha_tb 1 bench:ltb:allow 4294967295 4294967295 1000 1"
-  "Lua TOKENBUCKET random|evalsha|1|EVALSHA $sha_tb 1 bench:ltb:__rand_int__ 100 100 60000 1"
+  "RL.TOKENBUCKET one deny|rl.tokenbucket|0|RL.TOKENBUCKET bench:tb:deny 1 1 3600000"
+  "RL.SLIDE one allow|rl.slide|0|RL.SLIDE bench:slide:allow 4294967295 1000"
   "Lua SLIDE one allow|evalsha|0|EVALSHA $sha_slide 1 bench:lslide:allow 4294967295 1000 1"
+  "RL.SLIDE one deny|rl.slide|0|RL.SLIDE bench:slide:deny 1 3600000"
+  "INCR random|incr|1|INCR bench:incr:__rand_int__"
+  "SET PX random|set|1|SET bench:set:__rand_int__ v PX 60000"
+  "RL.GCRA random|rl.gcra|1|RL.GCRA bench:gcra:__rand_int__ 100 60000"
+  "Lua GCRA random|evalsha|1|EVALSHA $sha_gcra 1 bench:lgcra:__rand_int__ 100 60000 100 1"
+  "RL.TOKENBUCKET random|rl.tokenbucket|1|RL.TOKENBUCKET bench:tb:__rand_int__ 100 100 60000"
+  "Lua TOKENBUCKET random|evalsha|1|EVALSHA $sha_tb 1 bench:ltb:__rand_int__ 100 100 60000 1"
+  "RL.SLIDE random|rl.slide|1|RL.SLIDE bench:slide:__rand_int__ 100 60000"
   "Lua SLIDE random|evalsha|1|EVALSHA $sha_slide 1 bench:lslide:__rand_int__ 100 60000 1"
 )
 
@@ -127,15 +131,20 @@ mem_tb=$(bytes_per_key "RL.TOKENBUCKET KEY 100 100 3600000")
 mem_slide=$(bytes_per_key "RL.SLIDE KEY 100 3600000")
 mem_lua=$(bytes_per_key "EVALSHA $sha_gcra 1 KEY 100 3600000 100 1")
 
-find_idx() { for i in "${!tests[@]}"; do [[ "${tests[$i]}" == "$1|"* ]] && echo "$i"; done; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }'; }
+find_idx() { for i in "${!tests[@]}"; do if [[ "${tests[$i]}" == "$1|"* ]]; then echo "$i"; fi; done; }
+# The median over repetitions of the per-repetition ratio of two tests' rates.
+ratio() { # ratio TEST_INDEX BASE_INDEX PIPELINE
+  paste <(tr ' ' '\n' <<<"${results[$1,$3]}" | grep -v '^$') <(tr ' ' '\n' <<<"${results[$2,$3]}" | grep -v '^$') \
+    | awk '$2 > 0 {print $1 / $2}' | median | awk '{printf "%.2f", $1}'
+}
 
 {
   echo "## redis-rl benchmark"
   echo
   echo "\`scripts/bench.sh\` (REPS=$REPS, -c $CLIENTS, -n $N1 at -P 1 and $N16 at -P 16),"
   echo "$("$SERVER" --version | head -1 | cut -d' ' -f1-3), $(nproc) cores, $(uname -m), $(date -u +%Y-%m-%d)."
-  echo "Medians of requests per second; ratios against INCR and against SET PX on the same key pattern."
+  echo "Medians of requests per second; ratios (medians of the per-repetition ratios) against INCR and"
+  echo "against SET PX on the same key pattern."
   echo
   echo "| test | rps -P 1 | rps -P 16 | /INCR -P 16 | /SET PX -P 16 | usec_per_call |"
   echo "|---|---:|---:|---:|---:|---:|"
@@ -144,18 +153,18 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else
     r1=$(echo "${results[$i,1]}" | median)
     r16=$(echo "${results[$i,16]}" | median)
     if [ "$rnd" -eq 1 ]; then pattern=random; else pattern=one; fi
-    incr=$(echo "${results[$(find_idx "INCR $pattern"),16]}" | median)
-    setpx=$(echo "${results[$(find_idx "SET PX $pattern"),16]}" | median)
-    printf '| %s | %.0f | %.0f | %s | %s | %s |\n' "$name" "$r1" "$r16" "$(ratio "$r16" "$incr")" "$(ratio "$r16" "$setpx")" "${usec[$i]:--}"
+    incr=$(find_idx "INCR $pattern")
+    setpx=$(find_idx "SET PX $pattern")
+    printf '| %s | %.0f | %.0f | %s | %s | %s |\n' "$name" "$r1" "$r16" "$(ratio "$i" "$incr" 16)" "$(ratio "$i" "$setpx" 16)" "${usec[$i]:--}"
   done
   echo
-  echo "RL against its Lua equivalent, -P 16 (random keys / one key, allow path):"
+  echo "RL against its Lua equivalent, -P 16, median of the per-repetition ratios (random keys / one key, allow path):"
   echo
   echo "| algorithm | random keys | one key |"
   echo "|---|---:|---:|"
   for alg in GCRA TOKENBUCKET SLIDE; do
-    rr=$(ratio "$(echo "${results[$(find_idx "RL.$alg random"),16]}" | median)" "$(echo "${results[$(find_idx "Lua $alg random"),16]}" | median)")
-    ro=$(ratio "$(echo "${results[$(find_idx "RL.$alg one allow"),16]}" | median)" "$(echo "${results[$(find_idx "Lua $alg one allow"),16]}" | median)")
+    rr=$(ratio "$(find_idx "RL.$alg random")" "$(find_idx "Lua $alg random")" 16)
+    ro=$(ratio "$(find_idx "RL.$alg one allow")" "$(find_idx "Lua $alg one allow")" 16)
     echo "| $alg | ${rr}x | ${ro}x |"
   done
   echo
