@@ -137,11 +137,8 @@ unsafe extern "C" fn on_role_changed(_: *mut RedisModuleCtx, _: raw::RedisModule
 /// every write before it is in the replica's snapshot and every write after
 /// it is propagated.
 unsafe extern "C" fn on_fork(ctx: *mut RedisModuleCtx, _: raw::RedisModuleEvent, sub: u64, _: *mut c_void) {
-    if sub == raw::REDISMODULE_SUBEVENT_FORK_CHILD_BORN
-        && !REPLICATION.load(Ordering::Relaxed)
-        && replication_active(ctx)
-    {
-        REPLICATION.store(true, Ordering::Relaxed);
+    if sub == raw::REDISMODULE_SUBEVENT_FORK_CHILD_BORN {
+        look_again(ctx);
     }
 }
 
@@ -150,8 +147,15 @@ unsafe extern "C" fn on_fork(ctx: *mut RedisModuleCtx, _: raw::RedisModuleEvent,
 /// fork, no role change. The module loads before the data does, so look
 /// again once loading ends (a DEBUG RELOAD or an AOF load as well).
 unsafe extern "C" fn on_loading(ctx: *mut RedisModuleCtx, _: raw::RedisModuleEvent, sub: u64, _: *mut c_void) {
-    if sub == raw::REDISMODULE_SUBEVENT_LOADING_ENDED && !REPLICATION.load(Ordering::Relaxed) && replication_active(ctx)
-    {
+    if sub == raw::REDISMODULE_SUBEVENT_LOADING_ENDED {
+        look_again(ctx);
+    }
+}
+
+/// Sets [`REPLICATION`] if the server now replicates (asking INFO only
+/// while it is still unset).
+fn look_again(ctx: *mut RedisModuleCtx) {
+    if !REPLICATION.load(Ordering::Relaxed) && replication_active(ctx) {
         REPLICATION.store(true, Ordering::Relaxed);
     }
 }
