@@ -173,6 +173,7 @@ trait Pending {
 
 struct Part<L: Limiter> {
     limiter: L,
+    cost: u64,
     name: *mut RedisModuleString,
     /// Open from the read until every key is stored.
     key: Option<OpenKey>,
@@ -193,7 +194,7 @@ impl<L: Limiter> Part<L> {
         let key = OpenKey::write(ctx, name);
         let held = read_state::<L::State>(&key)?;
         let outcome = limiter.check(held.map(|(state, _)| state), now_us, cost);
-        Ok(Self { limiter, name, key: Some(key), held, outcome, written: None })
+        Ok(Self { limiter, cost, name, key: Some(key), held, outcome, written: None })
     }
 }
 
@@ -213,10 +214,8 @@ impl<L: Limiter> Pending for Part<L> {
         let (Some(write), Some(key)) = (write, &self.key) else {
             return true;
         };
-        if !all_allowed {
-            stats::count(&stats::REPAIRS);
-        }
-        if !store(key, self.held.map(|(_, value)| value), &write, now_us) {
+        let repair = !all_allowed || self.cost == 0;
+        if !store(key, self.held.map(|(_, value)| value), &write, now_us, repair) {
             return false;
         }
         self.written = Some(write);

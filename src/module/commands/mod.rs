@@ -64,14 +64,11 @@ pub fn run<L: Limiter>(ctx: *mut RedisModuleCtx, args: Argv<'_>) {
     let flags = context_flags(ctx);
 
     if let (false, Some(write)) = (opts.peek, outcome.write) {
-        let stored = store(&key, held.map(|(_, value)| value), &write, now_us);
+        let repair = opts.cost == 0 || !outcome.decision.allowed;
+        let stored = store(&key, held.map(|(_, value)| value), &write, now_us, repair);
         drop(key);
         if !stored {
             return reply_error(ctx, "ERR could not store the limiter state");
-        }
-        if opts.cost == 0 || !outcome.decision.allowed {
-            // Stored without consuming: a drained reading made permanent.
-            stats::count(&stats::REPAIRS);
         }
         announce::<L>(ctx, name, &write, flags);
     } else {
@@ -98,9 +95,16 @@ pub fn read_state<S: Stored>(key: &OpenKey) -> Result<Option<(S, *mut c_void)>, 
 
 /// Stores `write` in a key open for writing (in place over `value`, the
 /// value [`read_state`] found, else as a new value) and sets its expiry.
+/// `repair`: the write consumes nothing (a drained reading made permanent).
 /// False if the server refused the new value.
 #[inline]
-pub fn store<S: Stored>(key: &OpenKey, value: Option<*mut c_void>, write: &Write<S>, now_us: u64) -> bool {
+pub fn store<S: Stored>(
+    key: &OpenKey,
+    value: Option<*mut c_void>,
+    write: &Write<S>,
+    now_us: u64,
+    repair: bool,
+) -> bool {
     let stored = match value {
         // SAFETY: as in `read_state`; the key is open for writing.
         Some(value) => unsafe { types::update(key, value, write.state) },
@@ -114,6 +118,9 @@ pub fn store<S: Stored>(key: &OpenKey, value: Option<*mut c_void>, write: &Write
     };
     if stored {
         key.set_expire_at(write.expire_at_ms, now_us / 1000);
+        if repair {
+            stats::count(&stats::REPAIRS);
+        }
     }
     stored
 }
