@@ -7,14 +7,12 @@
 mod common;
 
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Barrier};
-use std::thread;
 
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestCaseError, TestRunner};
 use redis::{Connection, Value};
 
-use common::limiter::{dump, err_of, exists, pttl, raw, rl, Reply};
+use common::limiter::{allowed_by_concurrent_clients, dump, err_of, exists, pttl, raw, rl, Reply};
 use common::{Server, ServerOptions, T0_MS};
 use redis_rl::core::{
     Decision, Gcra, GcraState, Outcome, SlidingWindow, SlidingWindowState, TokenBucket, TokenBucketState,
@@ -599,31 +597,21 @@ fn sixteen_clients_get_exactly_the_tightest_limit_every_time() {
     const LIMIT: usize = 40;
     const CALLS: usize = 2 * LIMIT / CLIENTS + 5;
     let s = frozen_server();
-    let url = Arc::new(s.url());
+    let url = s.url();
     for round in 0..5 {
         // The GCRA is the tightest; the others have room to spare, so every
         // denial comes from it, and whatever it admits the others must too.
         let keys = [format!("hot:{round}:g"), format!("hot:{round}:t"), format!("hot:{round}:s")];
-        let line = Arc::new(format!(
+        let line = format!(
             "RL.ALL 3 {} {} {} GCRA {LIMIT} 3600000 TOKENBUCKET {} 1 3600000 SLIDE {} 3600000",
             keys[0],
             keys[1],
             keys[2],
             2 * LIMIT,
             3 * LIMIT
-        ));
-        let barrier = Arc::new(Barrier::new(CLIENTS));
-        let workers: Vec<_> = (0..CLIENTS)
-            .map(|_| {
-                let (url, line, barrier) = (url.clone(), line.clone(), barrier.clone());
-                thread::spawn(move || {
-                    let mut c = redis::Client::open(url.as_str()).unwrap().get_connection().unwrap();
-                    barrier.wait();
-                    (0..CALLS).filter(|_| try_all(&mut c, &line).unwrap().allowed).count()
-                })
-            })
-            .collect();
-        let allowed: usize = workers.into_iter().map(|w| w.join().unwrap()).sum();
+        );
+        let call = move |c: &mut Connection| try_all(c, &line).unwrap().allowed;
+        let allowed = allowed_by_concurrent_clients(&url, CLIENTS, CALLS, call);
         assert_eq!(allowed, LIMIT, "round {round}");
         let mut c = s.conn();
         let remaining: Vec<i64> = [

@@ -3,10 +3,7 @@
 
 mod common;
 
-use std::sync::{Arc, Barrier};
-use std::thread;
-
-use common::limiter::try_rl;
+use common::limiter::{allowed_by_concurrent_clients, try_rl};
 use common::{Server, ServerOptions};
 
 const CLIENTS: usize = 16;
@@ -20,26 +17,19 @@ fn sixteen_clients_get_exactly_the_limit_every_time() {
     let s = Server::start_with(ServerOptions { fake_clock: true, ..Default::default() });
     // Frozen, so no refill and no window boundary can creep in.
     s.clock.as_ref().unwrap().freeze_at_ms(1_800_000_000_000);
-    let url = Arc::new(s.url());
+    let url = s.url();
     for round in 0..ROUNDS {
         for (cmd, args) in [
             ("RL.GCRA", format!("{LIMIT} 3600000")),
             ("RL.TOKENBUCKET", format!("{LIMIT} 1 3600000")),
             ("RL.SLIDE", format!("{LIMIT} 3600000")),
         ] {
-            let line = Arc::new(format!("{cmd} hot:{cmd}:{round} {args}"));
-            let barrier = Arc::new(Barrier::new(CLIENTS));
-            let workers: Vec<_> = (0..CLIENTS)
-                .map(|_| {
-                    let (url, line, barrier) = (url.clone(), line.clone(), barrier.clone());
-                    thread::spawn(move || {
-                        let mut c = redis::Client::open(url.as_str()).unwrap().get_connection().unwrap();
-                        barrier.wait();
-                        (0..CALLS).filter(|_| try_rl(&mut c, &line).unwrap().allowed).count()
-                    })
-                })
-                .collect();
-            let allowed: usize = workers.into_iter().map(|w| w.join().unwrap()).sum();
+            let line = format!("{cmd} hot:{cmd}:{round} {args}");
+            let call = {
+                let line = line.clone();
+                move |c: &mut redis::Connection| try_rl(c, &line).unwrap().allowed
+            };
+            let allowed = allowed_by_concurrent_clients(&url, CLIENTS, CALLS, call);
             assert_eq!(allowed, LIMIT, "{line}, round {round}");
         }
     }

@@ -74,3 +74,27 @@ pub fn exists(con: &mut Connection, key: &str) -> bool {
 pub fn all_commands(n: u64, ms: u64) -> [(&'static str, String); 3] {
     [("RL.GCRA", format!("{n} {ms}")), ("RL.TOKENBUCKET", format!("{n} {n} {ms}")), ("RL.SLIDE", format!("{n} {ms}"))]
 }
+
+/// Starts `clients` connections to `url`, releases them at once (a
+/// barrier), has each make `calls` calls of `call`, and returns how many
+/// of all the calls `call` reported allowed.
+pub fn allowed_by_concurrent_clients(
+    url: &str,
+    clients: usize,
+    calls: usize,
+    call: impl Fn(&mut Connection) -> bool + Send + Sync + 'static,
+) -> usize {
+    let call = std::sync::Arc::new(call);
+    let barrier = std::sync::Arc::new(std::sync::Barrier::new(clients));
+    let workers: Vec<_> = (0..clients)
+        .map(|_| {
+            let (url, call, barrier) = (url.to_string(), call.clone(), barrier.clone());
+            std::thread::spawn(move || {
+                let mut c = redis::Client::open(url.as_str()).unwrap().get_connection().unwrap();
+                barrier.wait();
+                (0..calls).filter(|_| call(&mut c)).count()
+            })
+        })
+        .collect();
+    workers.into_iter().map(|w| w.join().unwrap()).sum()
+}
