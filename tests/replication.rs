@@ -59,16 +59,22 @@ fn a_replica_that_syncs_after_the_writes_gets_identical_state_and_expiry() {
     assert_same_state("replica vs master after a full sync", &on_master, &snapshot(&mut replica.conn()));
 }
 
-#[test]
-fn denied_peek_and_cost_zero_calls_send_nothing_to_the_replica() {
+/// A master on a frozen clock whose replication stream carries only
+/// writes (no PINGs, so the tests can watch its offset), and its replica.
+fn quiet_master_and_replica() -> (Server, Server) {
     let master = Server::start_with(ServerOptions {
         fake_clock: true,
-        // No PINGs into the replication stream while we watch its offset.
         extra_args: vec!["--repl-ping-replica-period".into(), "3600".into()],
         ..Default::default()
     });
     master.clock.as_ref().unwrap().freeze_at_ms(T0_MS);
     let replica = start_replica(&master, ServerOptions::default());
+    (master, replica)
+}
+
+#[test]
+fn denied_peek_and_cost_zero_calls_send_nothing_to_the_replica() {
+    let (master, replica) = quiet_master_and_replica();
     let (mut m, mut r) = (master.conn(), replica.conn());
 
     // Drain one key of each algorithm.
@@ -107,13 +113,7 @@ fn denied_peek_and_cost_zero_calls_send_nothing_to_the_replica() {
 
 #[test]
 fn an_allowed_request_sends_exactly_one_rl_apply_and_nothing_else() {
-    let master = Server::start_with(ServerOptions {
-        fake_clock: true,
-        extra_args: vec!["--repl-ping-replica-period".into(), "3600".into()],
-        ..Default::default()
-    });
-    master.clock.as_ref().unwrap().freeze_at_ms(T0_MS);
-    let replica = start_replica(&master, ServerOptions::default());
+    let (master, replica) = quiet_master_and_replica();
     let (mut m, mut r) = (master.conn(), replica.conn());
     // The first write after the sync also carries a SELECT: get it out of the way.
     let _: () = redis::cmd("SET").arg("warm-up").arg(1).query(&mut m).unwrap();
