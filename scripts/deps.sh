@@ -16,8 +16,12 @@ python3 -m pip --version >/dev/null 2>&1 || missing+=(python3-pip)
 # The example services' tests (scripts/test-examples.sh) need Node.js and npm.
 command -v node >/dev/null 2>&1 || missing+=(nodejs)
 command -v npm >/dev/null 2>&1 || missing+=(npm)
-# bindgen loads libclang at build time.
-if ! ls /usr/lib/llvm-*/lib/libclang*.so* /usr/lib/*/libclang*.so* >/dev/null 2>&1; then
+# bindgen loads libclang at build time: look for it where bindgen does, and
+# only for a library bindgen can load (not LLVM's libclang-cpp.so.N, which
+# many packages pull in): see scripts/lib/libclang.sh.
+# shellcheck source=lib/libclang.sh
+source "$(dirname "$0")/lib/libclang.sh"
+if ! libclang_find >/dev/null; then
     missing+=(libclang-dev)
 fi
 

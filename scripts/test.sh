@@ -3,7 +3,8 @@
 #
 #   1. once, the targets that need no server: the library's unit tests, the
 #      benches in test mode, and every tests/*.rs that does not use the
-#      harness (no `mod common;`), such as the core's property tests;
+#      harness (no `mod common;`), such as the core's property tests; and the
+#      set-up scripts' own tests (scripts/test-deps.sh);
 #   2. then, for each server binary given, the integration suite: every
 #      tests/*.rs that uses the harness (`mod common;`), as one separate
 #      `cargo test` run with REDIS_SERVER set to that server, under a header
@@ -114,6 +115,14 @@ if ((run_unit)); then
         record "unit and property tests" ok $((SECONDS - start))
     else
         record "unit and property tests" FAILED $((SECONDS - start))
+    fi
+    echo
+    echo "== set-up scripts (scripts/test-deps.sh) =="
+    start=$SECONDS
+    if bash scripts/test-deps.sh; then
+        record "set-up scripts" ok $((SECONDS - start))
+    else
+        record "set-up scripts" FAILED $((SECONDS - start))
     fi
 fi
 
