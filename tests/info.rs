@@ -100,8 +100,9 @@ fn counters_match_a_known_workload() {
     assert_eq!(n(&info, "rl_repairs"), 0);
     assert_eq!(n(&info, "rl_panics"), 0);
     assert_eq!(info["rl_version"], "0.1.0");
-    let server: String = redis::cmd("INFO").arg("server").query(&mut c).unwrap();
-    let expected_clock = if server.contains("server_name:valkey") { "cached_us" } else { "ms" };
+    // RedisModule_CachedMicroseconds: Redis 7.2 and later, every Valkey.
+    let v = s.version();
+    let expected_clock = if v.is_valkey() || v.at_least(7, 2, 0) { "cached_us" } else { "ms" };
     assert_eq!(info["rl_clock"], expected_clock);
 
     // A backward clock jump: the first call on the drained key repairs it.

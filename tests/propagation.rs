@@ -120,6 +120,12 @@ fn a_master_restarted_from_its_rdb_propagates_to_replicas_that_resume_with_a_par
     // The RDB keeps the replication id and offset: after the restart the
     // server has a backlog, and the replica resumes with a partial sync (no
     // fork), which is what the module must notice through the load.
+    // Redis 8 (rdb-channel replication) reports the replica online as soon as
+    // the RDB is delivered, before it has reaped the fork that sent it: SAVE
+    // would find that "background save already in progress".
+    common::replication::wait_until("the sync's fork to be reaped", std::time::Duration::from_secs(10), || {
+        info_u64(&mut m, "persistence", "rdb_bgsave_in_progress") == 0
+    });
     let _: () = redis::cmd("SAVE").query(&mut m).unwrap();
     drop(m);
     master.restart();
