@@ -99,7 +99,7 @@ fn counters_match_a_known_workload() {
     assert_eq!(n(&info, "rl_keys_created"), 6);
     assert_eq!(n(&info, "rl_repairs"), 0);
     assert_eq!(n(&info, "rl_panics"), 0);
-    assert_eq!(info["rl_version"], "0.1.0");
+    assert_eq!(info["rl_version"], env!("CARGO_PKG_VERSION"));
     let server: String = redis::cmd("INFO").arg("server").query(&mut c).unwrap();
     let expected_clock = if server.contains("server_name:valkey") { "cached_us" } else { "ms" };
     assert_eq!(info["rl_clock"], expected_clock);
