@@ -184,3 +184,33 @@ fn the_acl_rule_that_denies_limiter_commands_by_name_works_on_every_server() {
         assert!(e.starts_with("NOPERM"), "-@write: {e}");
     }
 }
+
+#[test]
+fn a_forgotten_key_is_deleted_on_replicas_too_with_a_del_event() {
+    use common::replication::{start_replica, wait_for_replica_offset};
+    let master = frozen_server();
+    let clock = master.clock.as_ref().unwrap();
+    let mut m = master.conn();
+    assert!(rl(&mut m, "RL.SLIDE k 5 10000 COST 5").allowed);
+    // The replica's clock is its own (the real one, before T0): the key
+    // stays there until something deletes it.
+    let replica = start_replica(&master, ServerOptions::default());
+    let mut r = replica.conn();
+    let exists = |c: &mut redis::Connection| -> i64 { redis::cmd("EXISTS").arg("k").query(c).unwrap() };
+    assert_eq!(exists(&mut r), 1);
+
+    redis::cmd("CONFIG").arg("SET").arg("notify-keyspace-events").arg("Kg").query::<()>(&mut m).unwrap();
+    let mut sub = master.conn();
+    let mut pubsub = sub.as_pubsub();
+    pubsub.subscribe("__keyspace@0__:k").unwrap();
+    pubsub.set_read_timeout(Some(std::time::Duration::from_secs(5))).unwrap();
+
+    clock.advance_ms(15_000);
+    let r0 = rl(&mut m, "RL.SLIDE k 5 1000 COST 0");
+    assert_eq!((r0.remaining, r0.reset_after_ms), (5, 0));
+    assert_eq!(exists(&mut m), 0);
+    let msg = pubsub.get_message().expect("a keyspace event");
+    assert_eq!(msg.get_payload::<String>().unwrap(), "del");
+    wait_for_replica_offset(&mut m);
+    assert_eq!(exists(&mut r), 0, "the deletion reached the replica");
+}
