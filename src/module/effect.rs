@@ -112,7 +112,7 @@ pub fn propagate<S: Stored>(
 /// `ReplicateVerbatim`, `Call`) bump the server's dirty counter; this is
 /// the cheapest of them: a bare command name with the `A` and `R` flags
 /// (no AOF, no replicas) has no propagation target, so the server drops it
-/// in `alsoPropagate` (Redis 7.0 to 8, Valkey 9: `shouldPropagate` refuses
+/// in `alsoPropagate` (Redis 7.0+ and Valkey 9: `shouldPropagate` refuses
 /// `PROPAGATE_NONE`), whatever the AOF or replication state is then (even
 /// `CONFIG SET appendonly yes` earlier in the same MULTI), and it reads no
 /// clock. It still bumps `server.dirty`.
