@@ -110,7 +110,8 @@ pub fn propagate<S: Stored>(
 /// (`rdb_changes_since_last_save`), so RDB save points fire for limiter
 /// traffic. Only the propagating calls (`RedisModule_Replicate`,
 /// `ReplicateVerbatim`, `Call`) bump the server's dirty counter; this is
-/// the cheapest of them: a bare command name with the `A` and `R` flags
+/// the cheapest safe one (`ReplicateVerbatim` costs less, but queues the
+/// clock-reading command itself): a bare command name with the `A` and `R` flags
 /// (no AOF, no replicas) has no propagation target, so the server drops it
 /// in `alsoPropagate` (Redis 7.0+ and Valkey 9: `shouldPropagate` refuses
 /// `PROPAGATE_NONE`), whatever the AOF or replication state is then (even
