@@ -44,7 +44,7 @@ test-integration: build ## Run only the integration suite, against one server (S
 	@CARGO=$(CARGO) REDIS_RL_MODULE=$(MODULE) scripts/test.sh --no-unit $(SERVER)
 
 test-unit: ## Run only the pure-core unit and property tests (no server)
-	$(CARGO) test --lib --test core_properties --test core_allocations
+	$(CARGO) test --lib --test core_properties --test core_allocations --test core_param_changes
 
 lint: ## rustfmt check and clippy with warnings as errors
 	$(CARGO) fmt --check

@@ -14,6 +14,7 @@ fn gcra(c: &mut Criterion) {
     let lim = Gcra::new(100, 60_000, 100).unwrap();
     let idle = lim.check(None, NOW, 1).write.unwrap().state;
     let drained = lim.check(None, NOW, 100).write.unwrap().state;
+    assert!(lim.check(Some(idle), NOW, 1).decision.allowed && !lim.check(Some(drained), NOW, 1).decision.allowed);
     g.bench_function("allow", |b| b.iter(|| lim.check(black_box(Some(idle)), black_box(NOW), black_box(1))));
     g.bench_function("deny", |b| b.iter(|| lim.check(black_box(Some(drained)), black_box(NOW), black_box(1))));
     g.finish();
@@ -24,6 +25,7 @@ fn token_bucket(c: &mut Criterion) {
     let lim = TokenBucket::new(100, 10, 1_000).unwrap();
     let idle = lim.check(None, NOW, 1).write.unwrap().state;
     let drained = lim.check(None, NOW, 100).write.unwrap().state;
+    assert!(lim.check(Some(idle), NOW, 1).decision.allowed && !lim.check(Some(drained), NOW, 1).decision.allowed);
     g.bench_function("allow", |b| b.iter(|| lim.check(black_box(Some(idle)), black_box(NOW), black_box(1))));
     g.bench_function("deny", |b| b.iter(|| lim.check(black_box(Some(drained)), black_box(NOW), black_box(1))));
     g.finish();
@@ -34,7 +36,11 @@ fn sliding_window(c: &mut Criterion) {
     let lim = SlidingWindow::new(100, 60_000);
     let some = lim.check(None, NOW, 1).write.unwrap().state;
     let full = lim.check(None, NOW, 100).write.unwrap().state;
-    let later = NOW + 61_000_000; // into the next window: prev weighted
+    // Half a second into the next window: the full previous window still
+    // weighs 99.2 of 100, so one more is denied.
+    let later = NOW + 60_500_000;
+    assert!(lim.check(Some(some), NOW, 1).decision.allowed, "the allow case must allow");
+    assert!(!lim.check(Some(full), later, 1).decision.allowed, "the deny case must deny");
     g.bench_function("allow", |b| b.iter(|| lim.check(black_box(Some(some)), black_box(NOW), black_box(1))));
     g.bench_function("deny", |b| b.iter(|| lim.check(black_box(Some(full)), black_box(later), black_box(1))));
     g.finish();

@@ -464,6 +464,9 @@ fn decide(model: &mut Model, spec: &GenSpec, now_us: u64, phase: Phase) -> Decis
     fn step<S: Copy>(
         key: &mut Stored<S>,
         check: impl Fn(Option<S>, u64) -> Outcome<S>,
+        // A state the call deletes instead of storing (a sliding window's
+        // counts that a window change maps away).
+        forgets: impl Fn(&S) -> bool,
         now_ms: u64,
         cost: u64,
         phase: Phase,
@@ -477,8 +480,10 @@ fn decide(model: &mut Model, spec: &GenSpec, now_us: u64, phase: Phase) -> Decis
             // Denied as a whole: only a repair, what a COST 0 call stores.
             Phase::Repair => check(state, 0).write,
         };
-        if let Some(w) = write {
-            *key = Some((w.state, w.expire_at_ms));
+        match (write, state) {
+            (Some(w), _) => *key = Some((w.state, w.expire_at_ms)),
+            (None, Some(s)) if !matches!(phase, Phase::Decide) && forgets(&s) => *key = None,
+            _ => {}
         }
         outcome.decision
     }
@@ -486,15 +491,15 @@ fn decide(model: &mut Model, spec: &GenSpec, now_us: u64, phase: Phase) -> Decis
     match spec.key {
         0 => {
             let g = Gcra::new(spec.size, spec.period_ms, spec.size).expect("valid");
-            step(&mut model.gcra, |s, cost| g.check(s, now_us, cost), now_ms, cost, phase)
+            step(&mut model.gcra, |s, cost| g.check(s, now_us, cost), |_| false, now_ms, cost, phase)
         }
         1 => {
             let t = TokenBucket::new(spec.size, 1, spec.period_ms).expect("valid");
-            step(&mut model.tb, |s, cost| t.check(s, now_us, cost), now_ms, cost, phase)
+            step(&mut model.tb, |s, cost| t.check(s, now_us, cost), |_| false, now_ms, cost, phase)
         }
         _ => {
             let w = SlidingWindow::new(spec.size, spec.period_ms);
-            step(&mut model.slide, |s, cost| w.check(s, now_us, cost), now_ms, cost, phase)
+            step(&mut model.slide, |s, cost| w.check(s, now_us, cost), |s| w.forgets(s, now_us), now_ms, cost, phase)
         }
     }
 }

@@ -235,7 +235,8 @@ fn command_docs_describe_every_command_and_argument() {
     let key = "[name key type key key_spec_index 0]";
     let int = |name: &str| format!("[name {name} type integer]");
     let head = |summary: &str, complexity: &str| {
-        format!("summary {summary} since 0.1.0 group module complexity {complexity} module rl")
+        let since = env!("CARGO_PKG_VERSION");
+        format!("summary {summary} since {since} group module complexity {complexity} module rl")
     };
 
     assert_eq!(

@@ -15,7 +15,19 @@ fn deciding_allocates_nothing() {
     let bucket = TokenBucket::new(5, 2, 1000).unwrap();
     let windows = [SlidingWindow::new(5, 1000), SlidingWindow::new(5, 3000)];
     let (mut g, mut b, mut s) = (None, None, None);
-    let mut decided = 0u64;
+    // Which paths the run took: allowed, denied, never (cost > limit), and
+    // repairs (a write without consuming), so the guard covers each.
+    let mut paths = [0u64; 4];
+    let mut tally = |d: &redis_rl::core::Decision, cost: u64, wrote: bool| {
+        let path = match (d.allowed, d.retry_after_ms) {
+            (true, _) if wrote && cost == 0 => 3,
+            (true, _) => 0,
+            (false, -1) => 2,
+            (false, _) if wrote => 3,
+            (false, _) => 1,
+        };
+        paths[path] += 1;
+    };
 
     let before = allocations();
     for i in 0..10_000u64 {
@@ -23,16 +35,22 @@ fn deciding_allocates_nothing() {
         let now = if i % 97 == 0 { T0 } else { T0 + i * 37_000 };
         let cost = i % 8;
         let o = gcra.check(g, now, cost);
+        tally(&o.decision, cost, o.write.is_some());
         g = o.write.map(|w| w.state).or(g);
         let o = bucket.check(b, now, cost);
+        tally(&o.decision, cost, o.write.is_some());
         b = o.write.map(|w| w.state).or(b);
         let o = windows[(i / 500) as usize % 2].check(s, now, cost);
+        tally(&o.decision, cost, o.write.is_some());
         s = o.write.map(|w| w.state).or(s);
-        decided += 3;
     }
     let after = allocations();
 
+    let decided: u64 = paths.iter().sum();
     assert_eq!(decided, 30_000);
+    for (path, name) in ["allowed", "denied", "never", "repaired"].iter().enumerate() {
+        assert!(paths[path] > 0, "no decision took the {name} path: {paths:?}");
+    }
     assert_eq!(after - before, 0, "the core allocated {} times in {decided} decisions", after - before);
     // The counter works: a Vec does allocate.
     let v = std::hint::black_box(vec![1u8; 64]);

@@ -99,7 +99,7 @@ fn counters_match_a_known_workload() {
     assert_eq!(n(&info, "rl_keys_created"), 6);
     assert_eq!(n(&info, "rl_repairs"), 0);
     assert_eq!(n(&info, "rl_panics"), 0);
-    assert_eq!(info["rl_version"], "0.1.0");
+    assert_eq!(info["rl_version"], env!("CARGO_PKG_VERSION"));
     // RedisModule_CachedMicroseconds: Redis 7.2 and later, every Valkey.
     let v = s.version();
     let expected_clock = if v.is_valkey() || v.at_least(7, 2, 0) { "cached_us" } else { "ms" };

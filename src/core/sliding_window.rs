@@ -74,10 +74,14 @@ impl SlidingWindow {
             // windows, and stored that way (a repair): otherwise the key
             // would keep the old windows and the old expiry, and every reply
             // would describe windows the state does not follow.
+            // Each count reads as at most `limit` (a tightened limit reads
+            // as drained, never as more than drained), and the capped counts
+            // are stored (a repair), as are counts mapped onto new windows.
             Some(s) => {
                 let (cur, prev) = self.regrid(&s, start_ms);
                 let regridded = s.window_ms != self.window_ms && (cur > 0 || prev > 0);
-                (cur, prev, regridded)
+                let capped = cur > limit || prev > limit;
+                (cur.min(limit), prev.min(limit), regridded || capped)
             }
         };
         let (w, limit128, elapsed) = (w as u128, limit as u128, elapsed as u128);
@@ -110,7 +114,8 @@ impl SlidingWindow {
             };
         }
 
-        if scaled(cur + cost) <= limit128 * w {
+        // COST 0 is a status query: allowed, with the state as it is.
+        if cost == 0 || scaled(cur + cost) <= limit128 * w {
             let after = cur + cost; // <= limit <= u32::MAX
             let write = (cost > 0 || repair).then(|| self.write(start_ms, after, prev));
             return Outcome {
@@ -177,10 +182,24 @@ impl SlidingWindow {
         };
         let (c1, p1) = place(s.window_start_ms.saturating_add(s.window_ms), s.cur);
         let (c2, p2) = place(s.window_start_ms, s.prev);
-        // Counts never exceed u32 (limit <= 2^32-1) unless a window change
-        // merges two; saturate, which still reads as "over the limit".
-        let clamp = |v: u64| v.min(u64::from(u32::MAX));
-        (clamp(c1 + c2), clamp(p1 + p2))
+        // Merged in u64 (two u32 counts cannot overflow it); the caller caps
+        // each at `limit` (<= 2^32-1), so what is stored fits u32 and a merge
+        // never lowers an estimate below the capped reading.
+        (c1 + c2, p1 + p2)
+    }
+
+    /// Whether a call at `now_us` finds a key whose counts, taken with
+    /// another window size, all map away (they lie wholly before the
+    /// previous window): the key then holds nothing, yet would keep the old
+    /// windows' expiry, so a call other than PEEK deletes it (a repair).
+    /// A state starting after now (the clock went back) reads as drained
+    /// first and is never forgotten.
+    pub fn forgets(&self, state: &SlidingWindowState, now_us: u64) -> bool {
+        let w = self.window_ms * US_PER_MS;
+        let start_ms = (now_us - now_us % w) / US_PER_MS;
+        state.window_ms != self.window_ms
+            && state.window_start_ms.saturating_mul(US_PER_MS) <= now_us
+            && self.regrid(state, start_ms) == (0, 0)
     }
 
     /// The state to store, expiring when the estimate reaches 0: the end of
@@ -192,8 +211,9 @@ impl SlidingWindow {
             state: SlidingWindowState {
                 window_start_ms: start_ms,
                 window_ms: self.window_ms,
-                cur: cur.min(u64::from(u32::MAX)) as u32,
-                prev: prev.min(u64::from(u32::MAX)) as u32,
+                // Both are capped at limit <= 2^32-1 before they get here.
+                cur: u32::try_from(cur).unwrap_or(u32::MAX),
+                prev: u32::try_from(prev).unwrap_or(u32::MAX),
             },
             expire_at_ms: start_ms + windows * self.window_ms,
         }
@@ -344,9 +364,93 @@ mod tests {
             // Once repaired, reading writes nothing more.
             assert_eq!(new.check(Some(w.state), later, 0).write, None);
         }
-        // A stale state of another window size that no longer counts is left alone.
+        // A stale state of another window size that no longer counts stores
+        // nothing: the key is forgotten (deleted) instead.
         let stored = SlidingWindow::new(5, 1000).check(None, T0, 5).write.unwrap().state;
-        assert_eq!(SlidingWindow::new(5, 2000).check(Some(stored), T0 + 10_000 * MS, 0).write, None);
+        let s2 = SlidingWindow::new(5, 2000);
+        assert_eq!(s2.check(Some(stored), T0 + 10_000 * MS, 0).write, None);
+        assert!(s2.forgets(&stored, T0 + 10_000 * MS));
+    }
+
+    #[test]
+    fn a_window_change_that_maps_every_count_away_forgets_the_key() {
+        // 5 in the 10 s window [T0, T0 + 10 s), which expires at T0 + 20 s.
+        let s10 = SlidingWindow::new(5, 10_000);
+        let stored = s10.check(None, T0 + 1000 * MS, 5).write.unwrap().state;
+        let s1 = SlidingWindow::new(5, 1000);
+        // At T0 + 15 s with 1 s windows, the count lies wholly before the
+        // previous window [14 s, 15 s): it maps away.
+        let now = T0 + 15_000 * MS;
+        assert!(s1.forgets(&stored, now));
+        let o = s1.check(Some(stored), now, 0);
+        assert_eq!((o.decision.remaining, o.decision.reset_after_ms, o.write), (5, 0, None));
+        // Not while a count still maps, not with the same window size, not
+        // for a stored window in the future (drained first).
+        assert!(!s1.forgets(&stored, T0 + 10_500 * MS));
+        assert!(!s10.forgets(&stored, now));
+        let future = SlidingWindowState { window_start_ms: now / MS + 60_000, ..stored };
+        assert!(!s1.forgets(&future, now));
+    }
+
+    #[test]
+    fn a_count_above_a_tightened_limit_reads_as_the_limit() {
+        let s10 = SlidingWindow::new(10, 3_600_000);
+        let stored = s10.check(None, T0, 10).write.unwrap().state;
+        let s5 = SlidingWindow::new(5, 3_600_000);
+        // COST 0: allowed, drained at 5, full when a key drained at 5 is.
+        let drained_at_5 = s5.check(None, T0 + 1000 * MS, 5).decision;
+        let o = s5.check(Some(stored), T0 + 1000 * MS, 0);
+        let d = o.decision;
+        assert_eq!((d.allowed, d.limit, d.remaining, d.retry_after_ms), (true, 5, 0, 0));
+        assert_eq!(d.reset_after_ms, drained_at_5.reset_after_ms);
+        // The capped count is stored (a repair), once.
+        let w = o.write.expect("a repair");
+        assert_eq!((w.state.cur, w.state.prev), (5, 0));
+        assert_eq!(s5.check(Some(w.state), T0 + 1000 * MS, 0).write, None);
+        // A unit request waits as long as it would on a key drained at 5.
+        let denied = s5.check(Some(stored), T0 + 1000 * MS, 1).decision;
+        let drained = s5.check(Some(w.state), T0 + 1000 * MS, 1).decision;
+        assert_eq!(denied, drained);
+        // The previous window's count is capped too.
+        let old = SlidingWindowState { window_start_ms: T0 / MS - 3_600_000, window_ms: 3_600_000, cur: 0, prev: 0 };
+        let prev_heavy = SlidingWindowState { cur: 10, ..old };
+        let d = s5.check(Some(prev_heavy), T0, 0).decision;
+        assert_eq!((d.allowed, d.remaining), (true, 0));
+    }
+
+    #[test]
+    fn cost_0_is_always_allowed() {
+        let s = SlidingWindow::new(5, 1000);
+        let full = SlidingWindowState { window_start_ms: T0 / MS, window_ms: 1000, cur: 5, prev: 5 };
+        let o = s.check(Some(full), T0 + 100 * MS, 0);
+        assert!(o.decision.allowed, "{o:?}");
+        assert_eq!((o.decision.remaining, o.decision.retry_after_ms, o.write), (0, 0, None));
+    }
+
+    #[test]
+    fn merged_counts_above_2_to_the_32_never_lower_the_estimate() {
+        // Two windows of 3 s, each holding 3e9 of a 4e9 limit, read with
+        // 6 s windows: both merge into one window holding 6e9 > 2^32-1.
+        // The merge reads as the limit (drained), never as 2^32-1 - 4e9 less.
+        let limit = 4_000_000_000u64;
+        let s3 = SlidingWindow::new(limit, 3000);
+        let start = (T0 / MS / 6000) * 6000; // a 6 s (and 3 s) boundary
+        let st = SlidingWindowState {
+            window_start_ms: start + 3000,
+            window_ms: 3000,
+            cur: 3_000_000_000,
+            prev: 3_000_000_000,
+        };
+        assert!(!s3.check(Some(st), (start + 3500) * MS, 1_000_000_001).decision.allowed);
+        for limit6 in [limit, u32::MAX as u64, 3_000_000_000] {
+            let s6 = SlidingWindow::new(limit6, 6000);
+            let o = s6.check(Some(st), (start + 5000) * MS, 0);
+            assert_eq!(o.decision.remaining, 0, "limit {limit6}: {o:?}");
+            let w = o.write.expect("a repair");
+            assert_eq!((u64::from(w.state.cur), u64::from(w.state.prev)), (limit6, 0));
+            // Nothing more is admitted in this window.
+            assert!(!s6.check(Some(w.state), (start + 5000) * MS, 1).decision.allowed);
+        }
     }
 
     #[test]

@@ -1,7 +1,8 @@
 //! Argument parsing and the texts of every argument error.
 //!
-//! Integers are strict decimal: optional `-`, digits only. Anything else
-//! (`10.5`, `abc`, `1e3`, ` 5`, non-UTF-8 bytes) is "not an integer"; a
+//! Integers are strict decimal, as Redis's `string2ll` reads them: optional
+//! `-`, digits only, no leading zero. Anything else (`10.5`, `abc`, `1e3`,
+//! ` 5`, `5 `, `+5`, `007`, `-0`, non-UTF-8 bytes) is "not an integer"; a
 //! well-formed integer outside the argument's range (`-1`, `0`, `2^64`) is
 //! "out of range". Errors name the argument and never echo client bytes
 //! except short printable option names.
@@ -108,6 +109,10 @@ fn parse_integer(bytes: &[u8]) -> Result<Option<u64>, ()> {
         _ => (false, bytes),
     };
     if digits.is_empty() || !digits.iter().all(u8::is_ascii_digit) {
+        return Err(());
+    }
+    // As Redis's string2ll: no leading zero ("007"), no "-0"; "0" alone is 0.
+    if digits[0] == b'0' && (digits.len() > 1 || negative) {
         return Err(());
     }
     let value = digits
@@ -351,7 +356,14 @@ mod tests {
             (b"4294967296", Err(ArgError::OutOfRange { arg: "limit", min: 1, max: 4294967295 })),
             (b"0", Err(ArgError::OutOfRange { arg: "limit", min: 1, max: 4294967295 })),
             (b"-1", Err(ArgError::OutOfRange { arg: "limit", min: 1, max: 4294967295 })),
-            (b"-0", Err(ArgError::OutOfRange { arg: "limit", min: 1, max: 4294967295 })),
+            (b"-0", Err(ArgError::NotInteger("limit"))),
+            (b"007", Err(ArgError::NotInteger("limit"))),
+            (b"01", Err(ArgError::NotInteger("limit"))),
+            (b"00", Err(ArgError::NotInteger("limit"))),
+            (b"-01", Err(ArgError::NotInteger("limit"))),
+            (b"1 ", Err(ArgError::NotInteger("limit"))),
+            (b"10", Ok(10)),
+            (b"-5", Err(ArgError::OutOfRange { arg: "limit", min: 1, max: 4294967295 })),
             (b"99999999999999999999999999", Err(ArgError::OutOfRange { arg: "limit", min: 1, max: 4294967295 })),
             (b"10.5", Err(ArgError::NotInteger("limit"))),
             (b"abc", Err(ArgError::NotInteger("limit"))),
@@ -365,6 +377,15 @@ mod tests {
         for (input, want) in cases {
             assert_eq!(&count(input, "limit"), want, "input {:?}", String::from_utf8_lossy(input));
         }
+    }
+
+    #[test]
+    fn zero_is_an_integer_but_not_with_a_sign_or_leading_zeros() {
+        assert_eq!(cost(b"0"), Ok(0));
+        assert_eq!(cost(b"-0"), Err(ArgError::NotInteger("COST")));
+        assert_eq!(cost(b"00"), Err(ArgError::NotInteger("COST")));
+        assert_eq!(cost(b"+0"), Err(ArgError::NotInteger("COST")));
+        assert_eq!(all("RL.ALL 01 k SLIDE 1 1"), Err(ArgError::NotInteger("numkeys")));
     }
 
     #[test]

@@ -28,8 +28,9 @@ use redis_module::raw::{
 
 use super::ffi::{api, has};
 
-/// The module version in which every command first appeared.
-const SINCE: &CStr = c"0.1.0";
+/// The module version in which every command first appeared: all of them
+/// came with this first release, so the crate version.
+const SINCE: &CStr = super::VERSION_TEXT;
 
 /// How one command is documented.
 pub struct Info {

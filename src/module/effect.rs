@@ -92,6 +92,7 @@ pub fn propagate<S: Stored>(
     flags: u32,
 ) -> Propagated {
     if !needed(flags) {
+        count_change(ctx);
         return Propagated::NotNeeded;
     }
     let mut buf = [0u8; MAX_PAYLOAD];
@@ -103,6 +104,21 @@ pub fn propagate<S: Stored>(
     } else {
         Propagated::Refused
     }
+}
+
+/// Counts a write nobody consumes as a change to the dataset
+/// (`rdb_changes_since_last_save`), so RDB save points fire for limiter
+/// traffic. Only the propagating calls (`RedisModule_Replicate`,
+/// `ReplicateVerbatim`, `Call`) bump the server's dirty counter; this is
+/// the cheapest safe one (`ReplicateVerbatim` costs less, but queues the
+/// clock-reading command itself): a bare command name with the `A` and `R` flags
+/// (no AOF, no replicas) has no propagation target, so the server drops it
+/// in `alsoPropagate` (Redis 7.0+ and Valkey 9: `shouldPropagate` refuses
+/// `PROPAGATE_NONE`), whatever the AOF or replication state is then (even
+/// `CONFIG SET appendonly yes` earlier in the same MULTI), and it reads no
+/// clock. It still bumps `server.dirty`.
+fn count_change(ctx: *mut RedisModuleCtx) {
+    api!(RedisModule_Replicate(ctx, COMMAND.as_ptr(), c"AR".as_ptr()));
 }
 
 /// Decides [`REPLICATION`] at load and watches for what sets it later.
@@ -242,8 +258,8 @@ fn store<S: Stored>(ctx: *mut RedisModuleCtx, name: *mut RedisModuleString, payl
             }
         }
     }
-    if expire_at_ms != 0 {
-        key.set_expire_at(expire_at_ms, clock::now_us() / 1000);
+    if expire_at_ms != 0 && !key.set_expire_at(expire_at_ms, clock::now_us() / 1000) {
+        return false;
     }
     drop(key);
     api!(RedisModule_SignalModifiedKey(ctx, name));

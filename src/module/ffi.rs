@@ -170,6 +170,11 @@ impl OpenKey {
         api!(RedisModule_ModuleTypeReplaceValue(self.key, ty, value, &mut old)) == raw::REDISMODULE_OK as c_int
     }
 
+    /// Deletes the key's value. False if the server refused.
+    pub fn delete(&self) -> bool {
+        api!(RedisModule_DeleteKey(self.key)) == raw::REDISMODULE_OK as c_int
+    }
+
     /// Sets the key's absolute expiry, ms since the epoch. `now_ms` is the
     /// time the command runs at, used where the server has no absolute form.
     pub fn set_expire_at(&self, at_ms: u64, now_ms: u64) -> bool {

@@ -14,8 +14,11 @@ pub fn wants_map(flags: u32) -> bool {
     can && flags & raw::REDISMODULE_CTX_FLAGS_RESP3 != 0
 }
 
-fn key(ctx: *mut RedisModuleCtx, name: &'static std::ffi::CStr) {
-    api!(RedisModule_ReplyWithSimpleString(ctx, cstr(name)));
+/// A map key, as a bulk string like the keys of Redis's own maps (a Lua
+/// script under `redis.setresp(3)` reads fields by name only then).
+pub fn key(ctx: *mut RedisModuleCtx, name: &'static std::ffi::CStr) {
+    let bytes = name.to_bytes();
+    api!(RedisModule_ReplyWithStringBuffer(ctx, cstr(name), bytes.len()));
 }
 
 fn clamp(v: u64) -> i64 {

@@ -28,7 +28,7 @@ use crate::module::ffi::{
 use crate::module::reply;
 use crate::module::stats;
 
-use super::{announce, read_state, store, Limiter, WrongType, WRONGTYPE};
+use super::{announce, announce_deleted, read_state, store, Limiter, WrongType, WRONGTYPE};
 
 /// Runs RL.ALL end to end, or answers the server's key-position request.
 pub fn command(ctx: *mut RedisModuleCtx, args: Argv<'_>) {
@@ -111,11 +111,11 @@ fn combined_retry<'a>(decisions: impl Iterator<Item = &'a Decision>) -> i64 {
 fn reply_all(ctx: *mut RedisModuleCtx, allowed: bool, retry_after_ms: i64, parts: &[AnyPart], map: bool) {
     if map {
         api!(RedisModule_ReplyWithMap(ctx, 3));
-        api!(RedisModule_ReplyWithSimpleString(ctx, c"allowed".as_ptr()));
+        reply::key(ctx, c"allowed");
         api!(RedisModule_ReplyWithBool(ctx, allowed as c_int));
-        api!(RedisModule_ReplyWithSimpleString(ctx, c"retry_after_ms".as_ptr()));
+        reply::key(ctx, c"retry_after_ms");
         reply_i64(ctx, retry_after_ms);
-        api!(RedisModule_ReplyWithSimpleString(ctx, c"limits".as_ptr()));
+        reply::key(ctx, c"limits");
         reply_array(ctx, parts.len());
     } else {
         reply_array(ctx, 2 + parts.len());
@@ -180,6 +180,8 @@ struct Part<L: Limiter> {
     held: Option<(L::State, *mut c_void)>,
     outcome: Outcome<L::State>,
     written: Option<Write<L::State>>,
+    /// The key was deleted as a repair (see [`Limiter::forgets`]).
+    deleted: bool,
 }
 
 impl<L: Limiter> Part<L> {
@@ -194,7 +196,7 @@ impl<L: Limiter> Part<L> {
         let key = OpenKey::write(ctx, name);
         let held = read_state::<L::State>(&key)?;
         let outcome = limiter.check(held.map(|(state, _)| state), now_us, cost);
-        Ok(Self { limiter, cost, name, key: Some(key), held, outcome, written: None })
+        Ok(Self { limiter, cost, name, key: Some(key), held, outcome, written: None, deleted: false })
     }
 }
 
@@ -211,7 +213,16 @@ impl<L: Limiter> Pending for Part<L> {
             // exactly that (and nothing in steady operation).
             self.limiter.check(self.held.map(|(state, _)| state), now_us, 0).write
         };
-        let (Some(write), Some(key)) = (write, &self.key) else {
+        let Some(key) = &self.key else {
+            return true;
+        };
+        let Some(write) = write else {
+            if let Some((state, _)) = self.held {
+                if self.limiter.forgets(&state, now_us) {
+                    self.deleted = key.delete();
+                    return self.deleted;
+                }
+            }
             return true;
         };
         let repair = !all_allowed || self.cost == 0;
@@ -229,6 +240,8 @@ impl<L: Limiter> Pending for Part<L> {
     fn announce(&self, ctx: *mut RedisModuleCtx, flags: u32) {
         if let Some(write) = &self.written {
             announce::<L>(ctx, self.name, write, flags);
+        } else if self.deleted {
+            announce_deleted(ctx, self.name);
         }
     }
 }

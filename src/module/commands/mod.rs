@@ -37,6 +37,12 @@ pub trait Limiter: Sized {
     /// Parses everything after the key name. `args[0]` is the command, `args[1]` the key.
     fn parse(args: &Argv<'_>) -> Result<(Self, Options), ArgError>;
     fn check(&self, state: Option<Self::State>, now_us: u64, cost: u64) -> Outcome<Self::State>;
+    /// Whether a call that stores nothing must delete the key instead: its
+    /// stored state no longer counts anything under these parameters but
+    /// would keep an expiry that no longer matches (a repair).
+    fn forgets(&self, _state: &Self::State, _now_us: u64) -> bool {
+        false
+    }
     /// Replies with a decision (`flags`: the command's context flags): the
     /// five fields, an array or a RESP3 map.
     fn reply(ctx: *mut RedisModuleCtx, decision: &Decision, flags: u32) {
@@ -71,6 +77,15 @@ pub fn run<L: Limiter>(ctx: *mut RedisModuleCtx, args: Argv<'_>) {
             return reply_error(ctx, "ERR could not store the limiter state");
         }
         announce::<L>(ctx, name, &write, flags);
+    } else if let (false, None, Some((state, _))) = (opts.peek, outcome.write, held) {
+        if limiter.forgets(&state, now_us) {
+            let deleted = key.delete();
+            drop(key);
+            if !deleted {
+                return reply_error(ctx, "ERR could not store the limiter state");
+            }
+            announce_deleted(ctx, name);
+        }
     } else {
         drop(key);
     }
@@ -116,11 +131,10 @@ pub fn store<S: Stored>(
             created
         }
     };
-    if stored {
-        key.set_expire_at(write.expire_at_ms, now_us / 1000);
-        if repair {
-            stats::count(&stats::REPAIRS);
-        }
+    // An expiry the server refused is a failed store: PTTL must equal reset.
+    let stored = stored && key.set_expire_at(write.expire_at_ms, now_us / 1000);
+    if stored && repair {
+        stats::count(&stats::REPAIRS);
     }
     stored
 }
@@ -143,5 +157,19 @@ pub fn announce<L: Limiter>(
         effect::Propagated::Refused => {
             super::log_warning("RL.APPLY could not be propagated; replicas and the AOF may miss a write")
         }
+    }
+}
+
+/// Tells the server about a key deleted as a repair, as DEL would: WATCH,
+/// the `del` keyspace event, and `DEL key` propagated (it reads no clock,
+/// so it is safe to hand to any consumer, and it counts as a change).
+pub fn announce_deleted(ctx: *mut RedisModuleCtx, name: *mut RedisModuleString) {
+    stats::count(&stats::REPAIRS);
+    api!(RedisModule_SignalModifiedKey(ctx, name));
+    api!(RedisModule_NotifyKeyspaceEvent(ctx, raw::REDISMODULE_NOTIFY_GENERIC, c"del".as_ptr(), name));
+    if api!(RedisModule_Replicate(ctx, c"DEL".as_ptr(), c"s".as_ptr(), name))
+        != raw::REDISMODULE_OK as std::os::raw::c_int
+    {
+        super::log_warning("DEL could not be propagated; replicas and the AOF may miss a write");
     }
 }

@@ -24,4 +24,8 @@ impl Limiter for SlidingWindow {
     fn check(&self, state: Option<SlidingWindowState>, now_us: u64, cost: u64) -> Outcome<SlidingWindowState> {
         SlidingWindow::check(self, state, now_us, cost)
     }
+
+    fn forgets(&self, state: &SlidingWindowState, now_us: u64) -> bool {
+        SlidingWindow::forgets(self, state, now_us)
+    }
 }

@@ -160,6 +160,9 @@ mod tests {
             ("CL.THROTTLE k 15 x 60", Err(ArgError::NotInteger("count"))),
             ("CL.THROTTLE k 15 30 60s", Err(ArgError::NotInteger("period"))),
             ("CL.THROTTLE k 15 30 60 +1", Err(ArgError::NotInteger("quantity"))),
+            ("CL.THROTTLE k 015 30 60", Err(ArgError::NotInteger("max_burst"))),
+            ("CL.THROTTLE k 15 30 060", Err(ArgError::NotInteger("period"))),
+            ("CL.THROTTLE k 15 30 60 -0", Err(ArgError::NotInteger("quantity"))),
         ];
         for (line, want) in cases {
             assert_eq!(&parse(line), want, "{line}");
