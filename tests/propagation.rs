@@ -142,3 +142,48 @@ fn a_master_restarted_from_its_rdb_propagates_to_replicas_that_resume_with_a_par
     let mut r = replica.conn();
     assert_same_state("after the restart", &snapshot(&mut m), &snapshot(&mut r));
 }
+
+/// The `cmdstat_<name>` calls in the server's `INFO commandstats` (0 if the
+/// command never ran there).
+fn calls(c: &mut redis::Connection, command: &str) -> u64 {
+    common::replication::command_calls(c, command)
+}
+
+/// A write that nothing consumes still counts as a change (RDB save points),
+/// through a propagation call the server drops at once. Here a replica asks
+/// for a full sync and waits out a diskless sync delay: the master already
+/// has a replication backlog, but has not forked yet, so the module still
+/// builds no effect. The writes of that moment reach the replica through the
+/// snapshot, and the replica never runs a limiter command, only RL.APPLY.
+#[test]
+fn writes_while_a_replica_waits_for_its_sync_reach_it_through_the_snapshot_only() {
+    let master = frozen(&["--repl-diskless-sync", "yes", "--repl-diskless-sync-delay", "2"]);
+    let mut m = master.conn();
+    let replica = Server::start_with(ServerOptions {
+        fake_clock: true,
+        extra_args: vec!["--replicaof".into(), "127.0.0.1".into(), master.port.to_string()],
+        ..Default::default()
+    });
+    // The replica is attached and waits for the delay (on the master's
+    // frozen clock) before the fork.
+    common::replication::wait_until("the replica to wait for its sync", std::time::Duration::from_secs(10), || {
+        common::replication::info(&mut m, "replication").contains("state=wait_bgsave")
+    });
+    assert_eq!(info_u64(&mut m, "replication", "repl_backlog_active"), 1, "a backlog exists before the fork");
+    let changes = info_u64(&mut m, "persistence", "rdb_changes_since_last_save");
+    writes(&mut m, "waiting", 10);
+    assert_eq!(effects(&mut m), 0, "no fork yet: the module builds no effect");
+    assert_eq!(info_u64(&mut m, "persistence", "rdb_changes_since_last_save"), changes + 30, "every write counts");
+    // Let the delay pass: the fork sends the snapshot.
+    master.clock.as_ref().unwrap().freeze_at_ms(T0_MS + 3_000);
+    wait_for_sync(&master, &replica);
+    writes(&mut m, "synced", 10);
+    wait_for_replica_offset(&mut m);
+    let mut r = replica.conn();
+    for command in ["rl.gcra", "rl.tokenbucket", "rl.slide"] {
+        assert_eq!(calls(&mut r, command), 0, "the replica ran {command}");
+    }
+    assert_eq!(calls(&mut r, "rl.apply"), 30, "the replica applied exactly the effects");
+    assert_eq!(effects(&mut m), 30, "every write after the fork is propagated");
+    assert_same_state("after the sync", &snapshot(&mut m), &snapshot(&mut r));
+}

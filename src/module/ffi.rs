@@ -59,6 +59,7 @@ pub fn api_available() -> Result<(), &'static str> {
         ("GetContextFlags", has!(RedisModule_GetContextFlags)),
         ("Milliseconds", has!(RedisModule_Milliseconds)),
         ("Replicate", has!(RedisModule_Replicate)),
+        ("ReplicateVerbatim", has!(RedisModule_ReplicateVerbatim)),
         ("SignalModifiedKey", has!(RedisModule_SignalModifiedKey)),
         ("NotifyKeyspaceEvent", has!(RedisModule_NotifyKeyspaceEvent)),
         ("Alloc", has!(RedisModule_Alloc)),
