@@ -23,10 +23,9 @@ use redis_module::raw::{
     RedisModuleCommandKeySpec, RedisModuleCommandKeySpec__bindgen_ty_1,
     RedisModuleCommandKeySpec__bindgen_ty_1__bindgen_ty_1, RedisModuleCommandKeySpec__bindgen_ty_2,
     RedisModuleCommandKeySpec__bindgen_ty_2__bindgen_ty_1, RedisModuleCommandKeySpec__bindgen_ty_2__bindgen_ty_2,
-    RedisModuleCtx,
 };
 
-use super::ffi::{api, has};
+use super::ffi::{api, has, Ctx};
 
 /// The module version in which every command first appeared.
 const SINCE: &CStr = c"0.1.0";
@@ -47,6 +46,8 @@ pub struct Info {
 pub enum Keys {
     /// One key, at argument 1.
     One { flags: u32 },
+    /// One key, at argument 2 (`RL.PEEK kind key`).
+    Second { flags: u32 },
     /// A count at argument 1, then that many keys.
     Counted { flags: u32 },
 }
@@ -199,6 +200,23 @@ pub static THROTTLE: Info = Info {
     acl_categories: c"write fast",
 };
 
+/// Only reads its key, as GET.
+const READ_KEY: u32 = raw::REDISMODULE_CMD_KEY_RO | raw::REDISMODULE_CMD_KEY_ACCESS;
+
+pub static PEEK_COMMAND: Info = Info {
+    summary: c"Answers what a limiter command with PEEK would, reading the key only: works where writes are refused",
+    complexity: c"O(1)",
+    // RL.PEEK SLIDE key limit window_ms
+    arity: -5,
+    keys: Keys::Second { flags: READ_KEY },
+    args: &[
+        Arg::string(c"kind").summary(c"a limiter keyword, as in RL.ALL's specs"),
+        Arg::key(c"key"),
+        Arg::string(c"arg").multiple().summary(c"the kind's arguments, as its command takes them, without PEEK"),
+    ],
+    acl_categories: c"read fast",
+};
+
 pub static APPLY: Info = Info {
     summary: c"Internal: stores a limiter state propagated from the master or the AOF",
     complexity: c"O(1)",
@@ -223,11 +241,11 @@ static VERSION: RedisModuleCommandInfoVersion = RedisModuleCommandInfoVersion {
 /// Documents the already created command `name`. Does nothing on a server
 /// without `RedisModule_SetCommandInfo` (its keys are then found from
 /// first/last/step and, for RL.ALL, the getkeys-api callback).
-pub fn set(ctx: *mut RedisModuleCtx, name: &CStr, info: &Info) -> Result<(), &'static str> {
+pub fn set(ctx: Ctx<'_>, name: &CStr, info: &Info) -> Result<(), &'static str> {
     if !has!(RedisModule_GetCommand) || !has!(RedisModule_SetCommandInfo) {
         return Ok(());
     }
-    let command = api!(RedisModule_GetCommand(ctx, name.as_ptr()));
+    let command = api!(RedisModule_GetCommand(ctx.raw(), name.as_ptr()));
     if command.is_null() {
         return Err("RedisModule_GetCommand did not find it");
     }
@@ -264,12 +282,13 @@ fn leak<T>(v: Vec<T>) -> &'static mut [T] {
 }
 
 fn key_spec(keys: &Keys) -> RedisModuleCommandKeySpec {
-    // Both forms begin the search at argument 1.
+    // Every form but `Second` begins the search at argument 1.
+    let pos = if matches!(keys, Keys::Second { .. }) { 2 } else { 1 };
     let bs = RedisModuleCommandKeySpec__bindgen_ty_1 {
-        index: RedisModuleCommandKeySpec__bindgen_ty_1__bindgen_ty_1 { pos: 1 },
+        index: RedisModuleCommandKeySpec__bindgen_ty_1__bindgen_ty_1 { pos },
     };
     match *keys {
-        Keys::One { flags } => RedisModuleCommandKeySpec {
+        Keys::One { flags } | Keys::Second { flags } => RedisModuleCommandKeySpec {
             notes: null(),
             flags: u64::from(flags),
             begin_search_type: raw::RedisModuleKeySpecBeginSearchType_REDISMODULE_KSPEC_BS_INDEX,

@@ -1,11 +1,11 @@
 //! Decision -> reply: a RESP2 array of five integers, or a RESP3 map with
 //! the five names and a boolean `allowed`.
 
-use redis_module::raw::{self, RedisModuleCtx};
+use redis_module::raw;
 
 use crate::core::Decision;
 
-use super::ffi::{api, cstr, has, reply_array, reply_i64};
+use super::ffi::{api, cstr, has, reply_array, reply_i64, Ctx};
 
 /// Whether the calling client speaks RESP3 (and the server can build maps),
 /// given the command's [`context_flags`](super::ffi::context_flags).
@@ -14,8 +14,8 @@ pub fn wants_map(flags: u32) -> bool {
     can && flags & raw::REDISMODULE_CTX_FLAGS_RESP3 != 0
 }
 
-fn key(ctx: *mut RedisModuleCtx, name: &'static std::ffi::CStr) {
-    api!(RedisModule_ReplyWithSimpleString(ctx, cstr(name)));
+fn key(ctx: Ctx<'_>, name: &'static std::ffi::CStr) {
+    api!(RedisModule_ReplyWithSimpleString(ctx.raw(), cstr(name)));
 }
 
 fn clamp(v: u64) -> i64 {
@@ -23,11 +23,11 @@ fn clamp(v: u64) -> i64 {
 }
 
 /// Replies with one decision.
-pub fn decision(ctx: *mut RedisModuleCtx, d: &Decision, map: bool) {
+pub fn decision(ctx: Ctx<'_>, d: &Decision, map: bool) {
     if map {
-        api!(RedisModule_ReplyWithMap(ctx, 5));
+        api!(RedisModule_ReplyWithMap(ctx.raw(), 5));
         key(ctx, c"allowed");
-        api!(RedisModule_ReplyWithBool(ctx, d.allowed as i32));
+        api!(RedisModule_ReplyWithBool(ctx.raw(), d.allowed as i32));
         key(ctx, c"limit");
         reply_i64(ctx, clamp(d.limit));
         key(ctx, c"remaining");
