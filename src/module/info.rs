@@ -21,6 +21,8 @@ pub unsafe extern "C" fn callback(ctx: *mut RedisModuleInfoCtx, _for_crash_repor
 }
 
 fn section(ctx: *mut RedisModuleInfoCtx) {
+    #[cfg(feature = "test-hooks")]
+    super::hooks::info_panic_point();
     if !has!(RedisModule_InfoAddSection) || !has!(RedisModule_InfoAddFieldULongLong) {
         return;
     }

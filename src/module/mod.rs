@@ -10,6 +10,8 @@ pub mod data_type;
 pub mod effect;
 pub mod entry;
 pub mod ffi;
+#[cfg(feature = "test-hooks")]
+pub mod hooks;
 pub mod info;
 pub mod kinds;
 pub mod reply;
@@ -24,7 +26,7 @@ use redis_module::raw::{self, RedisModuleCtx, RedisModuleString};
 use redis_module::{redis_module, Context, RedisString, Status};
 
 use command_info::Info;
-use entry::{Handler, RawHandler};
+use entry::RawHandler;
 use ffi::{api, log_warning, Ctx};
 use kinds::{EachKind, Kind};
 
@@ -132,20 +134,18 @@ trampoline! {
     on_throttle => commands::throttle::command,
     on_apply => commands::apply::command,
     on_peek => commands::peek::command,
-    on_panictest => panic_test,
 }
-
-/// `RL.PANICTEST`: panics on purpose (see [`LoadOptions`]).
-fn panic_test(_: Ctx<'_>, _: ffi::Argv<'_>) {
-    panic!("RL.PANICTEST: a deliberate panic")
+#[cfg(feature = "test-hooks")]
+trampoline! {
+    on_panictest => hooks::panic_test,
 }
-const _: Handler = panic_test;
 
 /// Module arguments (`MODULE LOAD path ARG...`, `loadmodule path ARG...`).
 #[derive(Default)]
 struct LoadOptions {
-    /// Registers `RL.PANICTEST`, which panics on purpose, so tests can show
-    /// that a panic becomes an error reply and the server stays up.
+    /// Registers `RL.PANICTEST` (see `hooks`), which panics on purpose, so
+    /// tests can show that a panic becomes an error reply and the server
+    /// stays up. Only a module built with the `test-hooks` feature has it.
     panic_test_command: bool,
 }
 
@@ -154,7 +154,14 @@ impl LoadOptions {
         let mut opts = Self::default();
         for arg in args {
             match arg.as_slice() {
-                a if a.eq_ignore_ascii_case(b"enable-panic-test-command") => opts.panic_test_command = true,
+                a if a.eq_ignore_ascii_case(b"enable-panic-test-command") => {
+                    if !cfg!(feature = "test-hooks") {
+                        return Err("enable-panic-test-command needs a module built with the test-hooks feature \
+                                    (make build-hooks)"
+                            .to_string());
+                    }
+                    opts.panic_test_command = true
+                }
                 other => return Err(format!("unknown module argument {:?}", String::from_utf8_lossy(other))),
             }
         }
@@ -201,6 +208,30 @@ impl EachKind for RegisterKinds<'_> {
     }
 }
 
+/// Registers `RL.PANICTEST` (see `hooks`).
+#[cfg(feature = "test-hooks")]
+fn register_panic_test(ctx: Ctx<'_>) -> bool {
+    let status = api!(RedisModule_CreateCommand(
+        ctx.raw(),
+        c"RL.PANICTEST".as_ptr(),
+        Some(on_panictest),
+        c"readonly fast".as_ptr(),
+        0,
+        0,
+        0
+    ));
+    if status == raw::REDISMODULE_OK as c_int {
+        log_warning("RL.PANICTEST is enabled (module argument enable-panic-test-command): for tests only");
+    }
+    status == raw::REDISMODULE_OK as c_int
+}
+
+/// Without the test hooks, the module argument is refused before this.
+#[cfg(not(feature = "test-hooks"))]
+fn register_panic_test(_: Ctx<'_>) -> bool {
+    false
+}
+
 fn init(ctx: &Context, args: &[RedisString]) -> Status {
     // SAFETY: the context the server passed to the load hook, used only during it.
     unsafe { entry::with_ctx(ctx.ctx, "module load", Status::Err, |ctx| load(ctx, args)) }
@@ -245,32 +276,28 @@ fn load(ctx: Ctx<'_>, args: &[RedisString]) -> Status {
         api!(RedisModule_RegisterInfoFunc(ctx.raw(), Some(info::callback)));
     }
 
-    if load.panic_test_command {
-        let status = api!(RedisModule_CreateCommand(
-            ctx.raw(),
-            c"RL.PANICTEST".as_ptr(),
-            Some(on_panictest),
-            c"readonly fast".as_ptr(),
-            0,
-            0,
-            0
-        ));
-        if status != raw::REDISMODULE_OK as c_int {
-            return Status::Err;
-        }
-        log_warning("RL.PANICTEST is enabled (module argument enable-panic-test-command): for tests only");
+    if load.panic_test_command && !register_panic_test(ctx) {
+        return Status::Err;
     }
     Status::Ok
 }
 
+/// Rust's own allocator: the system's (counted with the test hooks, see
+/// `alloc_count`). The module's values are allocated with RedisModule_Alloc
+/// (see `stored`), so the same crate also links into tests and benchmarks.
+#[cfg(feature = "test-hooks")]
+type Allocator = crate::alloc_count::CountingSystem;
+#[cfg(not(feature = "test-hooks"))]
+type Allocator = std::alloc::System;
+#[cfg(feature = "test-hooks")]
+const ALLOCATOR: Allocator = crate::alloc_count::CountingSystem;
+#[cfg(not(feature = "test-hooks"))]
+const ALLOCATOR: Allocator = std::alloc::System;
+
 redis_module! {
     name: "rl",
     version: MODULE_VERSION,
-    // The module's own values are allocated with RedisModule_Alloc (see
-    // `stored`); Rust's transient allocations stay on the system allocator
-    // (counted, see `alloc_count`), so the same crate also links into tests
-    // and benchmarks.
-    allocator: (crate::alloc_count::CountingSystem, crate::alloc_count::CountingSystem),
+    allocator: (Allocator, ALLOCATOR),
     data_types: [],
     init: init,
 }
