@@ -174,3 +174,22 @@ fn rl_peek_works_under_oom_where_the_commands_are_refused() {
     assert_eq!((r.allowed, r.remaining), (true, 5));
     assert_eq!(rl(&mut c, "RL.PEEK TOKENBUCKET new 10 1 1000"), Reply::new(true, 10, 9, 0, 1000));
 }
+
+#[test]
+fn rl_peek_declares_its_key_read_only_and_itself_readonly() {
+    let s = Server::start();
+    let mut c = s.conn();
+    let keys: Vec<String> = redis::cmd("COMMAND")
+        .arg("GETKEYS")
+        .arg("RL.PEEK")
+        .arg("GCRA")
+        .arg("k")
+        .arg("1")
+        .arg("1000")
+        .query(&mut c)
+        .unwrap();
+    assert_eq!(keys, ["k"]);
+    let info = format!("{:?}", raw(&mut c, &["COMMAND", "INFO", "RL.PEEK"]).unwrap());
+    assert!(info.contains("readonly") && !info.contains("write") && !info.contains("denyoom"), "{info}");
+    assert!(info.contains("RO") && info.contains("access"), "the key spec: {info}");
+}

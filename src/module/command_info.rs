@@ -53,6 +53,7 @@ pub enum Keys {
 }
 
 /// One argument (or group of arguments) as `COMMAND DOCS` lists it.
+#[derive(Clone, Copy)]
 pub struct Arg {
     name: &'static CStr,
     kind: Kind,
@@ -154,32 +155,39 @@ pub static SLIDE: Info = Info {
     acl_categories: c"write fast",
 };
 
-/// The three spec forms of RL.ALL, one per key.
-const SPEC_FORMS: &[Arg] = &[
-    Arg::block(c"gcra", &[Arg::int(c"limit"), Arg::int(c"period_ms"), BURST, COST]).token(c"GCRA"),
-    Arg::block(
-        c"tokenbucket",
-        &[Arg::int(c"capacity"), Arg::int(c"refill_tokens"), Arg::int(c"refill_period_ms"), COST],
-    )
-    .token(c"TOKENBUCKET"),
-    Arg::block(c"slide", &[Arg::int(c"limit"), Arg::int(c"window_ms"), COST]).token(c"SLIDE"),
-];
-
-pub static ALL: Info = Info {
-    summary: c"Checks several rate limits as one decision: consumes from every key only if all allow",
-    complexity: c"O(N) where N is the number of keys",
-    // RL.ALL 1 key SLIDE limit window_ms
-    arity: -6,
-    keys: Keys::Counted { flags: LIMITER_KEY },
-    args: &[
+/// RL.ALL's docs. Its spec forms are made from the kinds' own command docs,
+/// `(name, keyword, docs)` per kind: one block each, whose arguments are the
+/// command's after the key, without PEEK. Built once, at load.
+pub fn all(kinds: &[(&'static CStr, &'static CStr, &'static Info)]) -> &'static Info {
+    let forms: Vec<Arg> = kinds
+        .iter()
+        .map(|&(name, keyword, command)| {
+            let args: Vec<Arg> = command
+                .args
+                .iter()
+                .filter(|a| !matches!(a.kind, Kind::Key) && a.token != Some(c"PEEK"))
+                .copied()
+                .collect();
+            Arg::block(name, leak(args)).token(keyword)
+        })
+        .collect();
+    let args = vec![
         Arg::int(c"numkeys"),
         Arg::key(c"key").multiple(),
-        Arg::one_of(c"spec", SPEC_FORMS).multiple().summary(c"one per key, in key order"),
+        Arg::one_of(c"spec", leak(forms)).multiple().summary(c"one per key, in key order"),
         PEEK,
-    ],
-    // Not fast: O(N) in the number of keys.
-    acl_categories: c"write slow",
-};
+    ];
+    Box::leak(Box::new(Info {
+        summary: c"Checks several rate limits as one decision: consumes from every key only if all allow",
+        complexity: c"O(N) where N is the number of keys",
+        // RL.ALL 1 key SLIDE limit window_ms
+        arity: -6,
+        keys: Keys::Counted { flags: LIMITER_KEY },
+        args: leak(args),
+        // Not fast: O(N) in the number of keys.
+        acl_categories: c"write slow",
+    }))
+}
 
 /// redis-cell's CL.THROTTLE, with its argument names.
 pub static THROTTLE: Info = Info {

@@ -47,7 +47,8 @@ pub trait Kind: Algorithm<State: Stored> + 'static {
     const TYPE_NAME: &'static CStr;
     /// The keyspace event a write fires (class `d`).
     const EVENT: &'static CStr;
-    /// Its line in `INFO rl`: `rl_<name>:calls=..`.
+    /// Its lower-case name: its line in `INFO rl` (`rl_<name>:calls=..`)
+    /// and its spec form in RL.ALL's `COMMAND DOCS`.
     const INFO_NAME: &'static CStr;
     /// Its command's docs (`COMMAND DOCS`, `COMMAND INFO`).
     const DOCS: &'static Info;

@@ -8,6 +8,7 @@ pub mod command_info;
 pub mod commands;
 pub mod data_type;
 pub mod effect;
+pub mod entries;
 pub mod entry;
 pub mod ffi;
 #[cfg(feature = "test-hooks")]
@@ -45,7 +46,7 @@ struct Command {
     last_key: c_int,
     key_step: c_int,
     /// Arity, key specs and docs (see `command_info`).
-    info: &'static Info,
+    info: fn() -> &'static Info,
 }
 
 /// The row of a kind's own command.
@@ -57,7 +58,7 @@ fn kind_row<K: Kind>() -> Command {
         first_key: 1,
         last_key: 1,
         key_step: 1,
-        info: K::DOCS,
+        info: || K::DOCS,
     }
 }
 
@@ -74,7 +75,7 @@ const COMMANDS: &[Command] = &[
         first_key: 0,
         last_key: 0,
         key_step: 0,
-        info: &command_info::ALL,
+        info: all_docs,
     },
     // redis-cell's command and reply on RL.GCRA's core and data type (see
     // `commands::throttle`).
@@ -85,7 +86,7 @@ const COMMANDS: &[Command] = &[
         first_key: 1,
         last_key: 1,
         key_step: 1,
-        info: &command_info::THROTTLE,
+        info: || &command_info::THROTTLE,
     },
     // Internal: carries a propagated effect (see `effect`). Not deny-oom:
     // a replica must apply what its master did.
@@ -96,7 +97,7 @@ const COMMANDS: &[Command] = &[
         first_key: 1,
         last_key: 1,
         key_step: 1,
-        info: &command_info::APPLY,
+        info: || &command_info::APPLY,
     },
     // The read-only form of every kind: not `write`, not `deny-oom`, so it
     // runs on read-only replicas, in read-only scripts and under OOM.
@@ -107,9 +108,24 @@ const COMMANDS: &[Command] = &[
         first_key: 2,
         last_key: 2,
         key_step: 1,
-        info: &command_info::PEEK_COMMAND,
+        info: || &command_info::PEEK_COMMAND,
     },
 ];
+
+/// RL.ALL's docs, with one spec form per kind.
+fn all_docs() -> &'static Info {
+    struct Forms(Vec<(&'static CStr, &'static CStr, &'static Info)>);
+    impl EachKind for Forms {
+        fn kind<K: Kind>(&mut self) {
+            // Once per load: the docs are handed to the server for good.
+            let keyword = std::ffi::CString::new(K::KEYWORD).unwrap_or_default();
+            self.0.push((K::INFO_NAME, Box::leak(keyword.into_boxed_c_str()), K::DOCS));
+        }
+    }
+    let mut forms = Forms(Vec::new());
+    kinds::each(&mut forms);
+    command_info::all(&forms.0)
+}
 
 unsafe extern "C" fn on_kind_command<K: Kind>(
     ctx: *mut RedisModuleCtx,
@@ -186,7 +202,7 @@ fn create(ctx: Ctx<'_>, c: &Command) -> Result<(), String> {
     // Not fatal: without it the command still works and its keys are
     // still found (first/last/step, RL.ALL's getkeys-api callback);
     // only COMMAND DOCS and the finer key flags are missing.
-    if let Err(why) = command_info::set(ctx, c.name, c.info) {
+    if let Err(why) = command_info::set(ctx, c.name, (c.info)()) {
         log_warning(&format!("command info for {:?} not set: {why}", c.name));
     }
     Ok(())
