@@ -11,8 +11,8 @@
 //! The raw context pointers the server passes are wrapped here, once, in
 //! [`Ctx`] and [`Argv`]: their lifetime is the callback's, so no code below
 //! can keep one beyond the call it was given for, and making one is
-//! `unsafe` (only this file and the data-type callbacks, which get theirs
-//! from the server, do).
+//! `unsafe` (only this file does). The data-type callbacks get no context,
+//! only their value and I/O handle, and run their bodies through [`guard`].
 
 use std::os::raw::c_int;
 use std::panic::{catch_unwind, AssertUnwindSafe};

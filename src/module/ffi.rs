@@ -85,8 +85,7 @@ pub fn api_available() -> Result<(), &'static str> {
 /// only for that call: the lifetime `'c` is the callback's, so a `Ctx` can
 /// be neither stored nor returned, and every function that hands the
 /// pointer to the module API takes a `Ctx`, never a bare pointer. Made only
-/// by `entry` (and the data-type callbacks), from the pointer the server
-/// passed.
+/// by `entry`, from the pointer the server passed.
 #[derive(Clone, Copy)]
 pub struct Ctx<'c> {
     raw: *mut RedisModuleCtx,
