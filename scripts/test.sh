@@ -18,7 +18,8 @@
 #   scripts/test.sh [--no-unit] SERVER [SERVER...]
 #
 # Environment: CARGO (default cargo), REDIS_RL_MODULE (default
-# target/release/libredis_rl.so, which must already be built).
+# target/release/libredis_rl.so, which must already be built; tests/panics.rs
+# also loads target/release/hooks/libredis_rl.so, from `make build-hooks`).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -111,7 +112,7 @@ if ((run_unit)); then
     echo
     echo "== unit and property tests (no server) =="
     start=$SECONDS
-    if "$cargo" test --no-fail-fast --lib --bins --examples --benches "${standalone[@]}"; then
+    if "$cargo" test --features test-hooks --no-fail-fast --lib --bins --examples --benches "${standalone[@]}"; then
         record "unit and property tests" ok $((SECONDS - start))
     else
         record "unit and property tests" FAILED $((SECONDS - start))
@@ -144,7 +145,7 @@ for server in "$@"; do
         record "integration suite on $label" FAILED $((SECONDS - start))
         continue
     fi
-    if REDIS_SERVER=$bin "$cargo" test --no-fail-fast "${integration[@]}"; then
+    if REDIS_SERVER=$bin "$cargo" test --features test-hooks --no-fail-fast "${integration[@]}"; then
         record "integration suite on $label" ok $((SECONDS - start))
     else
         echo "== integration suite FAILED on $label ($bin) ==" >&2

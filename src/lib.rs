@@ -4,6 +4,7 @@
 //!   counter). No Redis, no clock, no floating point, no allocation.
 //! - `module`: the thin Redis layer (commands, data types, propagation).
 
+#[cfg(feature = "test-hooks")]
 pub mod alloc_count;
 pub mod core;
 mod module;

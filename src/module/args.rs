@@ -8,11 +8,10 @@
 //! except short printable option names.
 
 use std::fmt;
+use std::marker::PhantomData;
 
 use crate::core::time::{MAX_COUNT, MAX_PERIOD_MS};
-use crate::core::{Gcra, ParamError, SlidingWindow, TokenBucket};
-
-use super::ffi::Argv;
+use crate::core::ParamError;
 
 /// Why a call's arguments were refused. Nothing is read or written before
 /// the arguments are fully parsed.
@@ -45,8 +44,9 @@ pub enum ArgError {
     TooManySpecs {
         keys: usize,
     },
-    /// RL.ALL: a spec starts with a word that names no algorithm.
-    UnknownLimiter(Option<String>),
+    /// RL.ALL, RL.PEEK: a word that names no kind (`.0`, if printable);
+    /// `.1` lists the kinds.
+    UnknownLimiter(Option<String>, String),
     /// RL.ALL: a spec ends before one of its positional arguments.
     MissingArg {
         spec: &'static str,
@@ -82,11 +82,11 @@ impl fmt::Display for ArgError {
             ArgError::TooManySpecs { keys } => {
                 write!(f, "ERR syntax error: one spec per key is needed (numkeys is {keys}, found more specs)")
             }
-            ArgError::UnknownLimiter(Some(name)) => {
-                write!(f, "ERR syntax error: unknown limiter '{name}' (expected GCRA, TOKENBUCKET or SLIDE)")
+            ArgError::UnknownLimiter(Some(name), expected) => {
+                write!(f, "ERR syntax error: unknown limiter '{name}' (expected {expected})")
             }
-            ArgError::UnknownLimiter(None) => {
-                write!(f, "ERR syntax error: unknown limiter (expected GCRA, TOKENBUCKET or SLIDE)")
+            ArgError::UnknownLimiter(None, expected) => {
+                write!(f, "ERR syntax error: unknown limiter (expected {expected})")
             }
             ArgError::MissingArg { spec, arg } => write!(f, "ERR syntax error: {spec} needs {arg}"),
             ArgError::PeekNotLast => write!(f, "ERR syntax error: PEEK must be the last argument"),
@@ -154,186 +154,106 @@ pub struct Options {
     pub peek: bool,
 }
 
-/// Which options a command accepts.
-#[derive(Debug, Clone, Copy)]
-pub struct Accepts {
-    pub burst: bool,
-    pub peek: bool,
+/// The one argument cursor: every kind's grammar reads its arguments
+/// through it, whether they follow the kind's own command, `RL.PEEK` or a
+/// spec of `RL.ALL`, so each grammar is written once. What differs is how
+/// a missing positional is reported and whether `PEEK` is an option.
+pub struct Cursor<'a, F> {
+    arg: F,
+    at: usize,
+    end: usize,
+    /// `RL.ALL`: the spec's keyword, for [`ArgError::MissingArg`]; `None`
+    /// for a command, whose arity was checked up front.
+    spec: Option<&'static str>,
+    /// Whether `PEEK` is one of the options.
+    peek: bool,
+    bytes: PhantomData<&'a [u8]>,
 }
 
-/// Parses `[BURST n] [COST n] [PEEK]` (those accepted), case-insensitive, in
-/// any order, each at most once, from `args[from..]`.
-pub fn options(args: &Argv<'_>, from: usize, accepts: Accepts) -> Result<Options, ArgError> {
-    options_from(args.len(), |i| args.bytes(i), from, accepts)
-}
-
-/// [`options`] over any byte source, so it can be tested without a server.
-pub fn options_from<'a>(
-    len: usize,
-    arg: impl Fn(usize) -> &'a [u8],
-    from: usize,
-    accepts: Accepts,
-) -> Result<Options, ArgError> {
-    let mut opts = Options { burst: None, cost: 1, peek: false };
-    let mut cost_seen = false;
-    let mut i = from;
-    while i < len {
-        let word = arg(i);
-        let value = |name: &'static str| -> Result<&'a [u8], ArgError> {
-            if i + 1 < len {
-                Ok(arg(i + 1))
-            } else {
-                Err(ArgError::MissingValue(name))
-            }
-        };
-        if accepts.burst && word.eq_ignore_ascii_case(b"BURST") {
-            if opts.burst.is_some() {
-                return Err(ArgError::Repeated("BURST"));
-            }
-            opts.burst = Some(count(value("BURST")?, "BURST")?);
-            i += 2;
-        } else if word.eq_ignore_ascii_case(b"COST") {
-            if cost_seen {
-                return Err(ArgError::Repeated("COST"));
-            }
-            opts.cost = cost(value("COST")?)?;
-            cost_seen = true;
-            i += 2;
-        } else if accepts.peek && word.eq_ignore_ascii_case(b"PEEK") {
-            if opts.peek {
-                return Err(ArgError::Repeated("PEEK"));
-            }
-            opts.peek = true;
-            i += 1;
-        } else {
-            return Err(ArgError::UnknownOption(printable(word)));
+impl<'a, F: Fn(usize) -> &'a [u8]> Cursor<'a, F> {
+    /// A command's arguments `from..len`, of which the first `positionals`
+    /// are required: fewer is [`ArgError::WrongArity`], before anything is
+    /// parsed. `peek`: whether the command takes `PEEK`.
+    pub fn command(len: usize, arg: F, from: usize, positionals: usize, peek: bool) -> Result<Self, ArgError> {
+        if len < from + positionals {
+            return Err(ArgError::WrongArity);
         }
-    }
-    Ok(opts)
-}
-
-/// The most keys one RL.ALL call may name. A bound, so that no argument can
-/// make a call allocate or hold open an unbounded number of keys; several
-/// limits per request (user, tenant, global, one per resource) stay far below it.
-pub const MAX_KEYS: usize = 16;
-
-/// One limit of an RL.ALL call: its algorithm with validated parameters.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Limit {
-    Gcra(Gcra),
-    TokenBucket(TokenBucket),
-    Slide(SlidingWindow),
-}
-
-/// One spec of an RL.ALL call: the limit and the cost to take from it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Spec {
-    pub limit: Limit,
-    pub cost: u64,
-}
-
-/// A parsed `RL.ALL numkeys key [key ...] spec [spec ...] [PEEK]`. The keys
-/// are arguments `2..2 + specs.len()`, spec `i` belonging to key `i`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct AllArgs {
-    pub specs: Vec<Spec>,
-    pub peek: bool,
-}
-
-/// The words that start a spec.
-const ALGORITHMS: [&[u8]; 3] = [b"GCRA", b"TOKENBUCKET", b"SLIDE"];
-
-/// A spec keyword or PEEK: where one spec's options end.
-fn ends_spec(word: &[u8]) -> bool {
-    word.eq_ignore_ascii_case(b"PEEK") || ALGORITHMS.iter().any(|a| word.eq_ignore_ascii_case(a))
-}
-
-/// Parses RL.ALL's arguments (`args[0]` is the command name). Keys are only
-/// compared, never read: the caller opens them once this has succeeded.
-pub fn all_from<'a>(len: usize, arg: impl Fn(usize) -> &'a [u8]) -> Result<AllArgs, ArgError> {
-    if len < 3 {
-        return Err(ArgError::WrongArity);
-    }
-    let keys = int_in(arg(1), "numkeys", 1, MAX_KEYS as u64)? as usize;
-    if 2 + keys > len {
-        return Err(ArgError::KeysExceedArgs);
-    }
-    // At most MAX_KEYS^2 / 2 comparisons: cheaper than hashing.
-    for second in 1..keys {
-        if let Some(first) = (0..second).find(|&first| arg(2 + first) == arg(2 + second)) {
-            return Err(ArgError::DuplicateKey { first: first + 1, second: second + 1 });
-        }
+        Ok(Self { arg, at: from, end: len, spec: None, peek, bytes: PhantomData })
     }
 
-    let mut specs = Vec::with_capacity(keys);
-    let mut i = 2 + keys;
-    while specs.len() < keys {
-        if i >= len {
-            return Err(ArgError::TooFewSpecs { keys, specs: specs.len() });
-        }
-        let word = arg(i);
-        if word.eq_ignore_ascii_case(b"PEEK") {
-            return Err(if i + 1 == len {
-                ArgError::TooFewSpecs { keys, specs: specs.len() }
-            } else {
-                ArgError::PeekNotLast
+    /// The arguments `from..end` of an `RL.ALL` spec that starts with `keyword`.
+    pub fn spec(arg: F, from: usize, end: usize, keyword: &'static str) -> Self {
+        Self { arg, at: from, end, spec: Some(keyword), peek: false, bytes: PhantomData }
+    }
+
+    /// The next positional argument, `name`.
+    pub fn next_arg(&mut self, name: &'static str) -> Result<&'a [u8], ArgError> {
+        if self.at >= self.end {
+            return Err(match self.spec {
+                Some(spec) => ArgError::MissingArg { spec, arg: name },
+                None => ArgError::WrongArity,
             });
         }
-        // The spec runs up to the next spec keyword, PEEK, or the end.
-        let end = (i + 1..len).find(|&j| ends_spec(arg(j))).unwrap_or(len);
-        let spec = spec_from(word, i + 1, end, &arg).map_err(|e| ArgError::InSpec(specs.len() + 1, Box::new(e)))?;
-        specs.push(spec);
-        i = end;
+        self.at += 1;
+        Ok((self.arg)(self.at - 1))
     }
 
-    let peek = match len - i {
-        0 => false,
-        _ if arg(i).eq_ignore_ascii_case(b"PEEK") => {
-            if i + 1 != len {
-                return Err(ArgError::PeekNotLast);
-            }
-            true
-        }
-        // The only other word that can end the last spec is an algorithm.
-        _ => return Err(ArgError::TooManySpecs { keys }),
-    };
-    Ok(AllArgs { specs, peek })
-}
+    /// The next positional, a count ([`count`]).
+    pub fn next_count(&mut self, name: &'static str) -> Result<u64, ArgError> {
+        count(self.next_arg(name)?, name)
+    }
 
-/// One spec: `word` is its algorithm, its arguments are `args[from..end]`.
-fn spec_from<'a>(word: &[u8], from: usize, end: usize, arg: &impl Fn(usize) -> &'a [u8]) -> Result<Spec, ArgError> {
-    // The n-th positional argument, which must come before the spec's end.
-    let positional = |n: usize, spec: &'static str, name: &'static str| -> Result<&'a [u8], ArgError> {
-        if from + n < end {
-            Ok(arg(from + n))
-        } else {
-            Err(ArgError::MissingArg { spec, arg: name })
+    /// The next positional, a duration in ms ([`period`]).
+    pub fn next_period(&mut self, name: &'static str) -> Result<u64, ArgError> {
+        period(self.next_arg(name)?, name)
+    }
+
+    /// The rest: `[BURST n] [COST n] [PEEK]` (BURST if `burst`, PEEK if the
+    /// cursor takes it), case-insensitive, in any order, each at most once.
+    pub fn options(&mut self, burst: bool) -> Result<Options, ArgError> {
+        let (len, arg) = (self.end, &self.arg);
+        let mut opts = Options { burst: None, cost: 1, peek: false };
+        let mut cost_seen = false;
+        let mut i = self.at;
+        while i < len {
+            let word = arg(i);
+            let value = |name: &'static str| -> Result<&'a [u8], ArgError> {
+                if i + 1 < len {
+                    Ok(arg(i + 1))
+                } else {
+                    Err(ArgError::MissingValue(name))
+                }
+            };
+            if burst && word.eq_ignore_ascii_case(b"BURST") {
+                if opts.burst.is_some() {
+                    return Err(ArgError::Repeated("BURST"));
+                }
+                opts.burst = Some(count(value("BURST")?, "BURST")?);
+                i += 2;
+            } else if word.eq_ignore_ascii_case(b"COST") {
+                if cost_seen {
+                    return Err(ArgError::Repeated("COST"));
+                }
+                opts.cost = cost(value("COST")?)?;
+                cost_seen = true;
+                i += 2;
+            } else if self.peek && word.eq_ignore_ascii_case(b"PEEK") {
+                if opts.peek {
+                    return Err(ArgError::Repeated("PEEK"));
+                }
+                opts.peek = true;
+                i += 1;
+            } else {
+                return Err(ArgError::UnknownOption(printable(word)));
+            }
         }
-    };
-    let (limit, opts) = if word.eq_ignore_ascii_case(b"GCRA") {
-        let limit = count(positional(0, "GCRA", "limit")?, "limit")?;
-        let period = period(positional(1, "GCRA", "period_ms")?, "period_ms")?;
-        let opts = options_from(end, arg, from + 2, Accepts { burst: true, peek: false })?;
-        (Limit::Gcra(Gcra::new(limit, period, opts.burst.unwrap_or(limit))?), opts)
-    } else if word.eq_ignore_ascii_case(b"TOKENBUCKET") {
-        let capacity = count(positional(0, "TOKENBUCKET", "capacity")?, "capacity")?;
-        let refill_tokens = count(positional(1, "TOKENBUCKET", "refill_tokens")?, "refill_tokens")?;
-        let refill_period = period(positional(2, "TOKENBUCKET", "refill_period_ms")?, "refill_period_ms")?;
-        let opts = options_from(end, arg, from + 3, Accepts { burst: false, peek: false })?;
-        (Limit::TokenBucket(TokenBucket::new(capacity, refill_tokens, refill_period)?), opts)
-    } else if word.eq_ignore_ascii_case(b"SLIDE") {
-        let limit = count(positional(0, "SLIDE", "limit")?, "limit")?;
-        let window = period(positional(1, "SLIDE", "window_ms")?, "window_ms")?;
-        let opts = options_from(end, arg, from + 2, Accepts { burst: false, peek: false })?;
-        (Limit::Slide(SlidingWindow::new(limit, window)), opts)
-    } else {
-        return Err(ArgError::UnknownLimiter(printable(word)));
-    };
-    Ok(Spec { limit, cost: opts.cost })
+        self.at = len;
+        Ok(opts)
+    }
 }
 
 /// The option name as the client sent it, if it is short printable ASCII.
-fn printable(word: &[u8]) -> Option<String> {
+pub fn printable(word: &[u8]) -> Option<String> {
     (!word.is_empty() && word.len() <= 32 && word.iter().all(|b| b.is_ascii_graphic()))
         .then(|| String::from_utf8_lossy(word).into_owned())
 }
@@ -342,10 +262,8 @@ fn printable(word: &[u8]) -> Option<String> {
 mod tests {
     use super::*;
 
-    const ALL: Accepts = Accepts { burst: true, peek: true };
-
     fn opts(words: &[&str]) -> Result<Options, ArgError> {
-        options_from(words.len(), |i| words[i].as_bytes(), 0, ALL)
+        Cursor::command(words.len(), |i| words[i].as_bytes(), 0, 0, true)?.options(true)
     }
 
     #[test]
@@ -385,7 +303,6 @@ mod tests {
         assert_eq!(cost(b"-0"), Err(ArgError::NotInteger("COST")));
         assert_eq!(cost(b"00"), Err(ArgError::NotInteger("COST")));
         assert_eq!(cost(b"+0"), Err(ArgError::NotInteger("COST")));
-        assert_eq!(all("RL.ALL 01 k SLIDE 1 1"), Err(ArgError::NotInteger("numkeys")));
     }
 
     #[test]
@@ -412,68 +329,21 @@ mod tests {
 
     #[test]
     fn options_a_command_does_not_take_are_unknown() {
-        let words = ["BURST", "3"];
-        let r = options_from(2, |i| words[i].as_bytes(), 0, Accepts { burst: false, peek: true });
+        let words = ["BURST", "3", "PEEK"];
+        let r = Cursor::command(3, |i| words[i].as_bytes(), 0, 0, true).and_then(|mut c| c.options(false));
         assert_eq!(r, Err(ArgError::UnknownOption(Some("BURST".into()))));
-    }
-
-    fn all(line: &str) -> Result<AllArgs, ArgError> {
-        let words: Vec<&str> = line.split(' ').collect();
-        all_from(words.len(), |i| words[i].as_bytes())
+        let r = Cursor::spec(|i| words[i].as_bytes(), 2, 3, "GCRA").options(true);
+        assert_eq!(r, Err(ArgError::UnknownOption(Some("PEEK".into()))));
     }
 
     #[test]
-    fn rl_all_takes_one_spec_per_key_in_key_order() {
-        let parsed = all("RL.ALL 3 a b c gcra 10 1000 BURST 5 COST 2 TokenBucket 5 1 1000 SLIDE 3 60000 cost 0 PEEK");
-        let parsed = parsed.expect("valid");
-        assert!(parsed.peek);
-        assert_eq!(
-            parsed.specs,
-            [
-                Spec { limit: Limit::Gcra(Gcra::new(10, 1000, 5).unwrap()), cost: 2 },
-                Spec { limit: Limit::TokenBucket(TokenBucket::new(5, 1, 1000).unwrap()), cost: 1 },
-                Spec { limit: Limit::Slide(SlidingWindow::new(3, 60000)), cost: 0 },
-            ]
-        );
-        assert_eq!(all("RL.ALL 1 k SLIDE 1 1").map(|a| a.peek), Ok(false));
-    }
-
-    #[test]
-    fn rl_all_bounds_numkeys_before_reading_any_key() {
-        let max = MAX_KEYS as u64;
-        assert_eq!(all("RL.ALL 0 k SLIDE 1 1"), Err(ArgError::OutOfRange { arg: "numkeys", min: 1, max }));
-        assert_eq!(all("RL.ALL 17 k SLIDE 1 1"), Err(ArgError::OutOfRange { arg: "numkeys", min: 1, max }));
-        assert_eq!(all("RL.ALL two k SLIDE 1 1"), Err(ArgError::NotInteger("numkeys")));
-        assert_eq!(all("RL.ALL 5 a b c"), Err(ArgError::KeysExceedArgs));
-        assert_eq!(all("RL.ALL 1"), Err(ArgError::WrongArity));
-    }
-
-    #[test]
-    fn rl_all_refuses_repeated_keys_and_miscounted_specs() {
-        assert_eq!(
-            all("RL.ALL 3 a b a SLIDE 1 1 SLIDE 1 1 SLIDE 1 1"),
-            Err(ArgError::DuplicateKey { first: 1, second: 3 })
-        );
-        assert_eq!(all("RL.ALL 2 a b SLIDE 1 1"), Err(ArgError::TooFewSpecs { keys: 2, specs: 1 }));
-        assert_eq!(all("RL.ALL 2 a b SLIDE 1 1 PEEK"), Err(ArgError::TooFewSpecs { keys: 2, specs: 1 }));
-        assert_eq!(all("RL.ALL 1 a SLIDE 1 1 GCRA 1 1"), Err(ArgError::TooManySpecs { keys: 1 }));
-        assert_eq!(all("RL.ALL 1 a SLIDE 1 1 PEEK COST 1"), Err(ArgError::PeekNotLast));
-    }
-
-    #[test]
-    fn rl_all_errors_inside_a_spec_say_which_spec() {
-        let in_spec = |n, e| Err(ArgError::InSpec(n, Box::new(e)));
-        assert_eq!(all("RL.ALL 1 a LEAKY 1 1"), in_spec(1, ArgError::UnknownLimiter(Some("LEAKY".into()))));
-        assert_eq!(all("RL.ALL 1 a GCRA 1 PEEK"), in_spec(1, ArgError::MissingArg { spec: "GCRA", arg: "period_ms" }));
-        assert_eq!(
-            all("RL.ALL 2 a b SLIDE 1 1 SLIDE 1 1 BURST 2"),
-            in_spec(2, ArgError::UnknownOption(Some("BURST".into())))
-        );
-        assert_eq!(all("RL.ALL 1 a SLIDE 1 1 COST GCRA"), in_spec(1, ArgError::MissingValue("COST")));
-        assert_eq!(
-            ArgError::InSpec(2, Box::new(ArgError::NotInteger("window_ms"))).to_string(),
-            "ERR window_ms is not an integer (spec 2)"
-        );
+    fn a_missing_positional_is_wrong_arity_for_a_command_and_named_in_a_spec() {
+        let words = ["RL.X", "k", "abc"];
+        // A command's arity is checked before any argument is parsed.
+        assert!(matches!(Cursor::command(3, |i| words[i].as_bytes(), 2, 2, true), Err(ArgError::WrongArity)));
+        let mut c = Cursor::spec(|i| words[i].as_bytes(), 2, 3, "GCRA");
+        assert_eq!(c.next_arg("limit"), Ok(&b"abc"[..]));
+        assert_eq!(c.next_arg("period_ms"), Err(ArgError::MissingArg { spec: "GCRA", arg: "period_ms" }));
     }
 
     #[test]

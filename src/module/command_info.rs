@@ -23,10 +23,9 @@ use redis_module::raw::{
     RedisModuleCommandKeySpec, RedisModuleCommandKeySpec__bindgen_ty_1,
     RedisModuleCommandKeySpec__bindgen_ty_1__bindgen_ty_1, RedisModuleCommandKeySpec__bindgen_ty_2,
     RedisModuleCommandKeySpec__bindgen_ty_2__bindgen_ty_1, RedisModuleCommandKeySpec__bindgen_ty_2__bindgen_ty_2,
-    RedisModuleCtx,
 };
 
-use super::ffi::{api, has};
+use super::ffi::{api, has, Ctx};
 
 /// The module version in which every command first appeared: all of them
 /// came with this first release, so the crate version.
@@ -48,11 +47,14 @@ pub struct Info {
 pub enum Keys {
     /// One key, at argument 1.
     One { flags: u32 },
+    /// One key, at argument 2 (`RL.PEEK kind key`).
+    Second { flags: u32 },
     /// A count at argument 1, then that many keys.
     Counted { flags: u32 },
 }
 
 /// One argument (or group of arguments) as `COMMAND DOCS` lists it.
+#[derive(Clone, Copy)]
 pub struct Arg {
     name: &'static CStr,
     kind: Kind,
@@ -154,32 +156,39 @@ pub static SLIDE: Info = Info {
     acl_categories: c"write fast",
 };
 
-/// The three spec forms of RL.ALL, one per key.
-const SPEC_FORMS: &[Arg] = &[
-    Arg::block(c"gcra", &[Arg::int(c"limit"), Arg::int(c"period_ms"), BURST, COST]).token(c"GCRA"),
-    Arg::block(
-        c"tokenbucket",
-        &[Arg::int(c"capacity"), Arg::int(c"refill_tokens"), Arg::int(c"refill_period_ms"), COST],
-    )
-    .token(c"TOKENBUCKET"),
-    Arg::block(c"slide", &[Arg::int(c"limit"), Arg::int(c"window_ms"), COST]).token(c"SLIDE"),
-];
-
-pub static ALL: Info = Info {
-    summary: c"Checks several rate limits as one decision: consumes from every key only if all allow",
-    complexity: c"O(N) where N is the number of keys",
-    // RL.ALL 1 key SLIDE limit window_ms
-    arity: -6,
-    keys: Keys::Counted { flags: LIMITER_KEY },
-    args: &[
+/// RL.ALL's docs. Its spec forms are made from the kinds' own command docs,
+/// `(name, keyword, docs)` per kind: one block each, whose arguments are the
+/// command's after the key, without PEEK. Built once, at load.
+pub fn all(kinds: &[(&'static CStr, &'static CStr, &'static Info)]) -> &'static Info {
+    let forms: Vec<Arg> = kinds
+        .iter()
+        .map(|&(name, keyword, command)| {
+            let args: Vec<Arg> = command
+                .args
+                .iter()
+                .filter(|a| !matches!(a.kind, Kind::Key) && a.token != Some(c"PEEK"))
+                .copied()
+                .collect();
+            Arg::block(name, leak(args)).token(keyword)
+        })
+        .collect();
+    let args = vec![
         Arg::int(c"numkeys"),
         Arg::key(c"key").multiple(),
-        Arg::one_of(c"spec", SPEC_FORMS).multiple().summary(c"one per key, in key order"),
+        Arg::one_of(c"spec", leak(forms)).multiple().summary(c"one per key, in key order"),
         PEEK,
-    ],
-    // Not fast: O(N) in the number of keys.
-    acl_categories: c"write slow",
-};
+    ];
+    Box::leak(Box::new(Info {
+        summary: c"Checks several rate limits as one decision: consumes from every key only if all allow",
+        complexity: c"O(N) where N is the number of keys",
+        // RL.ALL 1 key SLIDE limit window_ms
+        arity: -6,
+        keys: Keys::Counted { flags: LIMITER_KEY },
+        args: leak(args),
+        // Not fast: O(N) in the number of keys.
+        acl_categories: c"write slow",
+    }))
+}
 
 /// redis-cell's CL.THROTTLE, with its argument names.
 pub static THROTTLE: Info = Info {
@@ -198,6 +207,23 @@ pub static THROTTLE: Info = Info {
         Arg::int(c"quantity").optional().summary(c"the weight of this request (default 1; 0 reads the state)"),
     ],
     acl_categories: c"write fast",
+};
+
+/// Only reads its key, as GET.
+const READ_KEY: u32 = raw::REDISMODULE_CMD_KEY_RO | raw::REDISMODULE_CMD_KEY_ACCESS;
+
+pub static PEEK_COMMAND: Info = Info {
+    summary: c"Answers what a limiter command with PEEK would, reading the key only: works where writes are refused",
+    complexity: c"O(1)",
+    // RL.PEEK SLIDE key limit window_ms
+    arity: -5,
+    keys: Keys::Second { flags: READ_KEY },
+    args: &[
+        Arg::string(c"kind").summary(c"a limiter keyword, as in RL.ALL's specs"),
+        Arg::key(c"key"),
+        Arg::string(c"arg").multiple().summary(c"the kind's arguments, as its command takes them, without PEEK"),
+    ],
+    acl_categories: c"read fast",
 };
 
 pub static APPLY: Info = Info {
@@ -224,11 +250,11 @@ static VERSION: RedisModuleCommandInfoVersion = RedisModuleCommandInfoVersion {
 /// Documents the already created command `name`. Does nothing on a server
 /// without `RedisModule_SetCommandInfo` (its keys are then found from
 /// first/last/step and, for RL.ALL, the getkeys-api callback).
-pub fn set(ctx: *mut RedisModuleCtx, name: &CStr, info: &Info) -> Result<(), &'static str> {
+pub fn set(ctx: Ctx<'_>, name: &CStr, info: &Info) -> Result<(), &'static str> {
     if !has!(RedisModule_GetCommand) || !has!(RedisModule_SetCommandInfo) {
         return Ok(());
     }
-    let command = api!(RedisModule_GetCommand(ctx, name.as_ptr()));
+    let command = api!(RedisModule_GetCommand(ctx.raw(), name.as_ptr()));
     if command.is_null() {
         return Err("RedisModule_GetCommand did not find it");
     }
@@ -265,12 +291,13 @@ fn leak<T>(v: Vec<T>) -> &'static mut [T] {
 }
 
 fn key_spec(keys: &Keys) -> RedisModuleCommandKeySpec {
-    // Both forms begin the search at argument 1.
+    // Every form but `Second` begins the search at argument 1.
+    let pos = if matches!(keys, Keys::Second { .. }) { 2 } else { 1 };
     let bs = RedisModuleCommandKeySpec__bindgen_ty_1 {
-        index: RedisModuleCommandKeySpec__bindgen_ty_1__bindgen_ty_1 { pos: 1 },
+        index: RedisModuleCommandKeySpec__bindgen_ty_1__bindgen_ty_1 { pos },
     };
     match *keys {
-        Keys::One { flags } => RedisModuleCommandKeySpec {
+        Keys::One { flags } | Keys::Second { flags } => RedisModuleCommandKeySpec {
             notes: null(),
             flags: u64::from(flags),
             begin_search_type: raw::RedisModuleKeySpecBeginSearchType_REDISMODULE_KSPEC_BS_INDEX,

@@ -18,50 +18,15 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use redis_module::raw::{self, RedisModuleCtx, RedisModuleString};
 
-use crate::core::{GcraState, SlidingWindowState, TokenBucketState};
-
-use super::clock;
-use super::ffi::{api, has, reply_error, Argv, OpenKey};
-use super::types::{self, Stored, MAX_WORDS};
-
-pub const COMMAND: &CStr = c"RL.APPLY";
-
-/// The longest payload of any type.
-pub const MAX_PAYLOAD: usize = 1 + 8 * MAX_WORDS + 8;
-
-/// Writes the payload for `state` into `buf` and returns it.
-pub fn encode<'b, S: Stored>(state: &S, expire_at_ms: u64, buf: &'b mut [u8; MAX_PAYLOAD]) -> &'b [u8] {
-    buf[0] = S::TAG;
-    let words = state.to_words();
-    let mut at = 1;
-    for w in words.iter().take(S::WORDS) {
-        buf[at..at + 8].copy_from_slice(&w.to_le_bytes());
-        at += 8;
-    }
-    buf[at..at + 8].copy_from_slice(&expire_at_ms.to_le_bytes());
-    &buf[..at + 8]
-}
-
-/// The state and expiry in a payload of type `S`, if it is well formed.
-pub fn decode<S: Stored>(payload: &[u8]) -> Option<(S, u64)> {
-    if payload.len() != 1 + 8 * S::WORDS + 8 || payload[0] != S::TAG {
-        return None;
-    }
-    let word = |i: usize| u64::from_le_bytes(payload[1 + 8 * i..9 + 8 * i].try_into().unwrap_or([0; 8]));
-    let mut words = [0u64; MAX_WORDS];
-    for (i, w) in words.iter_mut().enumerate().take(S::WORDS) {
-        *w = word(i);
-    }
-    Some((S::from_words(words)?, word(S::WORDS)))
-}
+use super::entry;
+use super::ffi::{api, has, Ctx};
+use super::stored::APPLY;
 
 /// What became of a write's effect.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Propagated {
     /// Handed to the server for the AOF and replicas.
     Sent,
-    /// Nothing would consume it: no AOF and no replication (see [`needed`]).
-    NotNeeded,
     /// The server refused it.
     Refused,
 }
@@ -83,22 +48,20 @@ pub fn needed(flags: u32) -> bool {
         || REPLICATION.load(Ordering::Relaxed)
 }
 
-/// Propagates a write of `state` to `key` (`flags`: the command's context flags).
-pub fn propagate<S: Stored>(
-    ctx: *mut RedisModuleCtx,
-    key: *mut RedisModuleString,
-    state: &S,
-    expire_at_ms: u64,
-    flags: u32,
-) -> Propagated {
-    if !needed(flags) {
-        count_change(ctx);
-        return Propagated::NotNeeded;
-    }
-    let mut buf = [0u8; MAX_PAYLOAD];
-    let payload = encode(state, expire_at_ms, &mut buf);
+/// Hands the effect `payload` for `key` to the server, for the AOF and
+/// replicas. Call only when [`needed`].
+pub fn replicate(ctx: Ctx<'_>, key: *mut RedisModuleString, payload: &[u8]) -> Propagated {
     let status =
-        api!(RedisModule_Replicate(ctx, COMMAND.as_ptr(), c"sb".as_ptr(), key, payload.as_ptr(), payload.len()));
+        api!(RedisModule_Replicate(ctx.raw(), APPLY.as_ptr(), c"sb".as_ptr(), key, payload.as_ptr(), payload.len()));
+    sent(status)
+}
+
+/// Propagates the deletion of `key`, as `DEL key`. Call only when [`needed`].
+pub fn replicate_delete(ctx: Ctx<'_>, key: *mut RedisModuleString) -> Propagated {
+    sent(api!(RedisModule_Replicate(ctx.raw(), c"DEL".as_ptr(), c"s".as_ptr(), key)))
+}
+
+fn sent(status: c_int) -> Propagated {
     if status == raw::REDISMODULE_OK as c_int {
         Propagated::Sent
     } else {
@@ -132,12 +95,13 @@ pub fn propagate<S: Stored>(
 ///
 /// `tests/propagation.rs` checks the second: the replica runs no limiter
 /// command, only `RL.APPLY`.
-fn count_change(ctx: *mut RedisModuleCtx) {
-    api!(RedisModule_ReplicateVerbatim(ctx));
+pub fn count_change(ctx: Ctx<'_>) {
+    api!(RedisModule_ReplicateVerbatim(ctx.raw()));
 }
 
 /// Decides [`REPLICATION`] at load and watches for what sets it later.
-pub fn watch_replication(ctx: *mut RedisModuleCtx) {
+pub fn watch_replication(ctx: Ctx<'_>) {
+    let ctx = ctx.raw();
     let subscribed = has!(RedisModule_SubscribeToServerEvent)
         && subscribe(ctx, raw::REDISMODULE_EVENT_REPLICATION_ROLE_CHANGED, on_role_changed)
         && subscribe(ctx, raw::REDISMODULE_EVENT_FORK_CHILD, on_fork)
@@ -160,7 +124,7 @@ fn subscribe(ctx: *mut RedisModuleCtx, id: u64, callback: ServerEventHandler) ->
 /// replica coming online or going offline, a backstop: any replica at all
 /// means the stream matters.
 unsafe extern "C" fn on_role_changed(_: *mut RedisModuleCtx, _: raw::RedisModuleEvent, _: u64, _: *mut c_void) {
-    REPLICATION.store(true, Ordering::Relaxed);
+    entry::guard("a replication event", (), || REPLICATION.store(true, Ordering::Relaxed));
 }
 
 /// A full sync to a replica always forks (disk or diskless). The event fires
@@ -169,7 +133,8 @@ unsafe extern "C" fn on_role_changed(_: *mut RedisModuleCtx, _: raw::RedisModule
 /// it is propagated.
 unsafe extern "C" fn on_fork(ctx: *mut RedisModuleCtx, _: raw::RedisModuleEvent, sub: u64, _: *mut c_void) {
     if sub == raw::REDISMODULE_SUBEVENT_FORK_CHILD_BORN {
-        look_again(ctx);
+        // SAFETY: the server's context for this event.
+        unsafe { entry::with_ctx(ctx, "the fork event", (), look_again) };
     }
 }
 
@@ -179,14 +144,15 @@ unsafe extern "C" fn on_fork(ctx: *mut RedisModuleCtx, _: raw::RedisModuleEvent,
 /// again once loading ends (a DEBUG RELOAD or an AOF load as well).
 unsafe extern "C" fn on_loading(ctx: *mut RedisModuleCtx, _: raw::RedisModuleEvent, sub: u64, _: *mut c_void) {
     if sub == raw::REDISMODULE_SUBEVENT_LOADING_ENDED {
-        look_again(ctx);
+        // SAFETY: the server's context for this event.
+        unsafe { entry::with_ctx(ctx, "the loading event", (), look_again) };
     }
 }
 
 /// Sets [`REPLICATION`] if the server now replicates (asking INFO only
 /// while it is still unset).
-fn look_again(ctx: *mut RedisModuleCtx) {
-    if !REPLICATION.load(Ordering::Relaxed) && replication_active(ctx) {
+fn look_again(ctx: Ctx<'_>) {
+    if !REPLICATION.load(Ordering::Relaxed) && replication_active(ctx.raw()) {
         REPLICATION.store(true, Ordering::Relaxed);
     }
 }
@@ -218,99 +184,4 @@ fn replication_active(ctx: *mut RedisModuleCtx) -> bool {
         || signed(c"repl_backlog_active").is_none_or(|n| n != 0);
     api!(RedisModule_FreeServerInfo(ctx, info));
     active
-}
-
-/// `RL.APPLY key payload`: store a propagated effect. Internal.
-pub fn apply_command(ctx: *mut RedisModuleCtx, args: Argv<'_>) {
-    let flags = super::ffi::context_flags(ctx);
-    if flags & (raw::REDISMODULE_CTX_FLAGS_REPLICATED | raw::REDISMODULE_CTX_FLAGS_LOADING) == 0 {
-        reply_error(ctx, "ERR RL.APPLY is internal: it is accepted only from the master link or while loading the AOF");
-        return;
-    }
-    if args.len() != 3 {
-        super::ffi::reply_wrong_arity(ctx);
-        return;
-    }
-    let payload = args.bytes(2);
-    let applied = match payload.first() {
-        Some(&GcraState::TAG) => store::<GcraState>(ctx, args.string(1), payload),
-        Some(&TokenBucketState::TAG) => store::<TokenBucketState>(ctx, args.string(1), payload),
-        Some(&SlidingWindowState::TAG) => store::<SlidingWindowState>(ctx, args.string(1), payload),
-        _ => false,
-    };
-    if applied {
-        // The server propagates no module command by itself, so without this
-        // a replica's own AOF would never hold the effects it applied, and
-        // the replica would restart from that AOF (after a failover, say)
-        // with every limiter full again. Propagating the effect verbatim
-        // feeds the replica's AOF; it reaches nothing else: a replica passes
-        // its master's stream on to its own replicas unchanged, and nothing
-        // is propagated while the AOF is loading.
-        if has!(RedisModule_ReplicateVerbatim) {
-            api!(RedisModule_ReplicateVerbatim(ctx));
-        }
-        api!(RedisModule_ReplyWithSimpleString(ctx, c"OK".as_ptr()));
-    } else {
-        reply_error(ctx, "ERR RL.APPLY: malformed payload");
-    }
-}
-
-fn store<S: Stored>(ctx: *mut RedisModuleCtx, name: *mut RedisModuleString, payload: &[u8]) -> bool {
-    let Some((state, expire_at_ms)) = decode::<S>(payload) else {
-        return false;
-    };
-    let key = OpenKey::write(ctx, name);
-    match key.slot() {
-        // SAFETY: the value is of `S`'s registered type.
-        super::ffi::Slot::Module(ty, value) if ty == S::redis_type() => {
-            if !unsafe { types::update(&key, value, state) } {
-                return false;
-            }
-        }
-        _ => {
-            if !key.set_value(S::redis_type(), types::new_value(state)) {
-                return false;
-            }
-        }
-    }
-    if expire_at_ms != 0 && !key.set_expire_at(expire_at_ms, clock::now_us() / 1000) {
-        return false;
-    }
-    drop(key);
-    api!(RedisModule_SignalModifiedKey(ctx, name));
-    // The same event the write fired on the master, as replicas of built-in
-    // commands fire theirs: clients reading from a replica see it too.
-    api!(RedisModule_NotifyKeyspaceEvent(ctx, raw::REDISMODULE_NOTIFY_MODULE, S::EVENT.as_ptr(), name));
-    true
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn payloads_round_trip() {
-        let mut buf = [0u8; MAX_PAYLOAD];
-        let g = GcraState { tat_us: 1_800_000_000_123_456 };
-        let p = encode(&g, 1_800_000_000_124, &mut buf).to_vec();
-        assert_eq!(p.len(), 17);
-        assert_eq!(decode::<GcraState>(&p), Some((g, 1_800_000_000_124)));
-        assert_eq!(decode::<TokenBucketState>(&p), None, "tags differ");
-
-        let s = SlidingWindowState { window_start_ms: 1_800_000_000_000, window_ms: 60_000, cur: 7, prev: u32::MAX };
-        let p = encode(&s, 0, &mut buf).to_vec();
-        assert_eq!(p.len(), 33);
-        assert_eq!(decode::<SlidingWindowState>(&p), Some((s, 0)));
-    }
-
-    #[test]
-    fn malformed_payloads_are_refused() {
-        assert_eq!(decode::<GcraState>(b""), None);
-        assert_eq!(decode::<GcraState>(b"G1234567"), None);
-        let mut p = vec![b'S'];
-        p.extend_from_slice(&[0u8; 8]);
-        p.extend_from_slice(&0u64.to_le_bytes()); // window_ms 0: no valid state has it
-        p.extend_from_slice(&[0u8; 16]);
-        assert_eq!(decode::<SlidingWindowState>(&p), None);
-    }
 }

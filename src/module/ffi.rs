@@ -6,6 +6,7 @@
 //! server that loaded the module. (Were one to fire, the panic is caught at
 //! the command entry point and answered as an error: it never reaches C.)
 
+use std::marker::PhantomData;
 use std::os::raw::{c_char, c_int};
 use std::slice;
 
@@ -60,7 +61,9 @@ pub fn api_available() -> Result<(), &'static str> {
         ("Milliseconds", has!(RedisModule_Milliseconds)),
         ("Replicate", has!(RedisModule_Replicate)),
         ("ReplicateVerbatim", has!(RedisModule_ReplicateVerbatim)),
+        ("DeleteKey", has!(RedisModule_DeleteKey)),
         ("SignalModifiedKey", has!(RedisModule_SignalModifiedKey)),
+        ("DeleteKey", has!(RedisModule_DeleteKey)),
         ("NotifyKeyspaceEvent", has!(RedisModule_NotifyKeyspaceEvent)),
         ("Alloc", has!(RedisModule_Alloc)),
         ("Free", has!(RedisModule_Free)),
@@ -77,6 +80,33 @@ pub fn api_available() -> Result<(), &'static str> {
     match required.iter().find(|(_, present)| !present) {
         Some((name, _)) => Err(name),
         None => Ok(()),
+    }
+}
+
+/// The server's context for one call (a command, an event, a load), valid
+/// only for that call: the lifetime `'c` is the callback's, so a `Ctx` can
+/// be neither stored nor returned, and every function that hands the
+/// pointer to the module API takes a `Ctx`, never a bare pointer. Made only
+/// by `entry`, from the pointer the server passed.
+#[derive(Clone, Copy)]
+pub struct Ctx<'c> {
+    raw: *mut RedisModuleCtx,
+    call: PhantomData<&'c mut RedisModuleCtx>,
+}
+
+impl Ctx<'_> {
+    /// # Safety
+    /// `raw` must be the context the server passed to the running callback,
+    /// and the result must not outlive that callback.
+    #[inline]
+    pub unsafe fn new(raw: *mut RedisModuleCtx) -> Self {
+        Self { raw, call: PhantomData }
+    }
+
+    /// The pointer, for a module-API call made during this call.
+    #[inline]
+    pub fn raw(self) -> *mut RedisModuleCtx {
+        self.raw
     }
 }
 
@@ -124,10 +154,10 @@ impl<'a> Argv<'a> {
     }
 }
 
-/// An open key, closed on drop.
-pub struct OpenKey {
-    ctx: *mut RedisModuleCtx,
+/// An open key, closed on drop; it cannot outlive the call it was opened in.
+pub struct OpenKey<'c> {
     key: *mut RedisModuleKey,
+    call: PhantomData<Ctx<'c>>,
 }
 
 /// What an open key holds.
@@ -138,15 +168,29 @@ pub enum Slot {
     Other,
 }
 
-impl OpenKey {
+impl<'c> OpenKey<'c> {
     /// Opens `name` for reading and writing.
-    pub fn write(ctx: *mut RedisModuleCtx, name: *mut RedisModuleString) -> Self {
-        let mode = (raw::REDISMODULE_READ | raw::REDISMODULE_WRITE) as c_int;
-        let key = api!(RedisModule_OpenKey(ctx, name, mode)).cast::<RedisModuleKey>();
-        Self { ctx, key }
+    #[inline]
+    pub fn write(ctx: Ctx<'c>, name: *mut RedisModuleString) -> Self {
+        Self::open(ctx, name, (raw::REDISMODULE_READ | raw::REDISMODULE_WRITE) as c_int)
+    }
+
+    /// Opens `name` for reading only: it is never created, and a read-only
+    /// command (a replica, a read-only script) may open it.
+    #[inline]
+    pub fn read(ctx: Ctx<'c>, name: *mut RedisModuleString) -> Self {
+        Self::open(ctx, name, raw::REDISMODULE_READ as c_int)
+    }
+
+    #[inline]
+    fn open(ctx: Ctx<'c>, name: *mut RedisModuleString, mode: c_int) -> Self {
+        let key = api!(RedisModule_OpenKey(ctx.raw(), name, mode)).cast::<RedisModuleKey>();
+        Self { key, call: PhantomData }
     }
 
     pub fn slot(&self) -> Slot {
+        // A key opened for reading only that does not exist is NULL, which
+        // KeyType answers as empty.
         let kt = api!(RedisModule_KeyType(self.key));
         if kt == raw::REDISMODULE_KEYTYPE_EMPTY as c_int {
             Slot::Empty
@@ -171,7 +215,7 @@ impl OpenKey {
         api!(RedisModule_ModuleTypeReplaceValue(self.key, ty, value, &mut old)) == raw::REDISMODULE_OK as c_int
     }
 
-    /// Deletes the key's value. False if the server refused.
+    /// Deletes the key (open for writing).
     pub fn delete(&self) -> bool {
         api!(RedisModule_DeleteKey(self.key)) == raw::REDISMODULE_OK as c_int
     }
@@ -194,36 +238,51 @@ impl OpenKey {
     }
 }
 
-impl Drop for OpenKey {
+impl Drop for OpenKey<'_> {
     fn drop(&mut self) {
         if !self.key.is_null() {
             api!(RedisModule_CloseKey(self.key));
         }
-        let _ = self.ctx;
     }
 }
 
 /// Context flags of the running command.
-pub fn context_flags(ctx: *mut RedisModuleCtx) -> u32 {
-    api!(RedisModule_GetContextFlags(ctx)) as u32
+pub fn context_flags(ctx: Ctx<'_>) -> u32 {
+    api!(RedisModule_GetContextFlags(ctx.raw())) as u32
 }
 
-pub fn reply_error(ctx: *mut RedisModuleCtx, msg: &str) {
+pub fn reply_error(ctx: Ctx<'_>, msg: &str) {
     // Error texts are ours (never raw client bytes), but be safe about NULs.
     let c = std::ffi::CString::new(msg.replace('\0', "")).unwrap_or_default();
-    api!(RedisModule_ReplyWithError(ctx, c.as_ptr()));
+    api!(RedisModule_ReplyWithError(ctx.raw(), c.as_ptr()));
 }
 
-pub fn reply_wrong_arity(ctx: *mut RedisModuleCtx) {
-    api!(RedisModule_WrongArity(ctx));
+pub fn reply_wrong_arity(ctx: Ctx<'_>) {
+    api!(RedisModule_WrongArity(ctx.raw()));
 }
 
-pub fn reply_i64(ctx: *mut RedisModuleCtx, v: i64) {
-    api!(RedisModule_ReplyWithLongLong(ctx, v));
+pub fn reply_i64(ctx: Ctx<'_>, v: i64) {
+    api!(RedisModule_ReplyWithLongLong(ctx.raw(), v));
 }
 
-pub fn reply_array(ctx: *mut RedisModuleCtx, len: usize) {
-    api!(RedisModule_ReplyWithArray(ctx, len as _));
+pub fn reply_array(ctx: Ctx<'_>, len: usize) {
+    api!(RedisModule_ReplyWithArray(ctx.raw(), len as _));
+}
+
+pub fn reply_ok(ctx: Ctx<'_>) {
+    api!(RedisModule_ReplyWithSimpleString(ctx.raw(), c"OK".as_ptr()));
+}
+
+/// Writes a warning to the server log.
+pub fn log_warning(msg: &str) {
+    let text = std::ffi::CString::new(msg.replace('\0', "")).unwrap_or_default();
+    // SAFETY: RedisModule_Log accepts a NULL context; "%s" with one C string.
+    unsafe {
+        let log = raw::RedisModule_Log;
+        if let Some(log) = log {
+            log(std::ptr::null_mut(), c"warning".as_ptr(), c"rl: %s".as_ptr(), text.as_ptr());
+        }
+    }
 }
 
 /// A NUL-terminated static string for the C API.

@@ -1,28 +1,35 @@
-//! The thin Redis layer: the command table, the load hook and the one entry
-//! point every command goes through (which turns any panic into an error
-//! reply, so a bug can never take redis-server down).
+//! The thin Redis layer: the command table and the load hook. Every kind's
+//! command, data type, INFO line and keywords come from the registry
+//! (`kinds`); every entry from the server comes through `entry`.
 
 pub mod args;
 pub mod clock;
 pub mod command_info;
 pub mod commands;
+pub mod data_type;
 pub mod effect;
+pub mod entries;
+pub mod entry;
 pub mod ffi;
+#[cfg(feature = "test-hooks")]
+pub mod hooks;
+pub mod info;
+pub mod kinds;
 pub mod reply;
+pub mod state;
 pub mod stats;
-pub mod types;
+pub mod stored;
 
 use std::ffi::CStr;
 use std::os::raw::c_int;
-use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use redis_module::raw::{self, RedisModuleCtx, RedisModuleString};
 use redis_module::{redis_module, Context, RedisString, Status};
 
-use crate::core::{Gcra, GcraState, SlidingWindow, SlidingWindowState, TokenBucket, TokenBucketState};
-
 use command_info::Info;
-use ffi::{api, Argv};
+use entry::RawHandler;
+use ffi::{api, log_warning, Ctx};
+use kinds::{EachKind, Kind};
 
 /// The crate version, `major.minor.patch` from Cargo.toml.
 const PKG_VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -52,9 +59,6 @@ const fn module_version(v: &[u8]) -> c_int {
     parts[0] * 10000 + parts[1] * 100 + parts[2]
 }
 
-type Handler = fn(*mut RedisModuleCtx, Argv<'_>);
-type RawHandler = unsafe extern "C" fn(*mut RedisModuleCtx, *mut *mut RedisModuleString, c_int) -> c_int;
-
 /// One row of the command table.
 struct Command {
     name: &'static CStr,
@@ -65,133 +69,122 @@ struct Command {
     last_key: c_int,
     key_step: c_int,
     /// Arity, key specs and docs (see `command_info`).
-    info: &'static Info,
+    info: fn() -> &'static Info,
 }
 
-/// Every command the module registers.
+/// The row of a kind's own command.
+fn kind_row<K: Kind>() -> Command {
+    Command {
+        name: K::COMMAND,
+        handler: on_kind_command::<K>,
+        flags: c"write deny-oom fast",
+        first_key: 1,
+        last_key: 1,
+        key_step: 1,
+        info: || K::DOCS,
+    }
+}
+
+/// Every command that is not one kind's own, registered after those.
 const COMMANDS: &[Command] = &[
-    Command {
-        name: c"RL.GCRA",
-        handler: rl_gcra,
-        flags: c"write deny-oom fast",
-        first_key: 1,
-        last_key: 1,
-        key_step: 1,
-        info: &command_info::GCRA,
-    },
-    Command {
-        name: c"RL.TOKENBUCKET",
-        handler: rl_tokenbucket,
-        flags: c"write deny-oom fast",
-        first_key: 1,
-        last_key: 1,
-        key_step: 1,
-        info: &command_info::TOKENBUCKET,
-    },
-    Command {
-        name: c"RL.SLIDE",
-        handler: rl_slide,
-        flags: c"write deny-oom fast",
-        first_key: 1,
-        last_key: 1,
-        key_step: 1,
-        info: &command_info::SLIDE,
-    },
     // O(N), so not fast. The keys follow numkeys, which no first/last/step
     // can express: Redis 7.0 finds them only through the getkeys-api
     // callback (`commands::all::report_keys`), later servers also from the
     // key spec.
     Command {
         name: c"RL.ALL",
-        handler: rl_all,
+        handler: on_all,
         flags: c"write deny-oom getkeys-api",
         first_key: 0,
         last_key: 0,
         key_step: 0,
-        info: &command_info::ALL,
+        info: all_docs,
     },
     // redis-cell's command and reply on RL.GCRA's core and data type (see
     // `commands::throttle`).
     Command {
         name: c"CL.THROTTLE",
-        handler: cl_throttle,
+        handler: on_throttle,
         flags: c"write deny-oom fast",
         first_key: 1,
         last_key: 1,
         key_step: 1,
-        info: &command_info::THROTTLE,
+        info: || &command_info::THROTTLE,
     },
     // Internal: carries a propagated effect (see `effect`). Not deny-oom:
     // a replica must apply what its master did.
     Command {
-        name: effect::COMMAND,
-        handler: rl_apply,
+        name: stored::APPLY,
+        handler: on_apply,
         flags: c"write fast",
         first_key: 1,
         last_key: 1,
         key_step: 1,
-        info: &command_info::APPLY,
+        info: || &command_info::APPLY,
+    },
+    // The read-only form of every kind: not `write`, not `deny-oom`, so it
+    // runs on read-only replicas, in read-only scripts and under OOM.
+    Command {
+        name: c"RL.PEEK",
+        handler: on_peek,
+        flags: c"readonly fast",
+        first_key: 2,
+        last_key: 2,
+        key_step: 1,
+        info: || &command_info::PEEK_COMMAND,
     },
 ];
 
-unsafe extern "C" fn rl_gcra(ctx: *mut RedisModuleCtx, argv: *mut *mut RedisModuleString, argc: c_int) -> c_int {
-    // SAFETY: the server's own argv for this call.
-    entry(ctx, unsafe { Argv::new(argv, argc) }, commands::run::<Gcra>)
-}
-
-unsafe extern "C" fn rl_tokenbucket(ctx: *mut RedisModuleCtx, argv: *mut *mut RedisModuleString, argc: c_int) -> c_int {
-    // SAFETY: the server's own argv for this call.
-    entry(ctx, unsafe { Argv::new(argv, argc) }, commands::run::<TokenBucket>)
-}
-
-unsafe extern "C" fn rl_slide(ctx: *mut RedisModuleCtx, argv: *mut *mut RedisModuleString, argc: c_int) -> c_int {
-    // SAFETY: the server's own argv for this call.
-    entry(ctx, unsafe { Argv::new(argv, argc) }, commands::run::<SlidingWindow>)
-}
-
-unsafe extern "C" fn rl_all(ctx: *mut RedisModuleCtx, argv: *mut *mut RedisModuleString, argc: c_int) -> c_int {
-    // SAFETY: the server's own argv for this call.
-    entry(ctx, unsafe { Argv::new(argv, argc) }, commands::all::command)
-}
-
-unsafe extern "C" fn cl_throttle(ctx: *mut RedisModuleCtx, argv: *mut *mut RedisModuleString, argc: c_int) -> c_int {
-    // SAFETY: the server's own argv for this call.
-    entry(ctx, unsafe { Argv::new(argv, argc) }, commands::throttle::command)
-}
-
-unsafe extern "C" fn rl_apply(ctx: *mut RedisModuleCtx, argv: *mut *mut RedisModuleString, argc: c_int) -> c_int {
-    // SAFETY: the server's own argv for this call.
-    entry(ctx, unsafe { Argv::new(argv, argc) }, effect::apply_command)
-}
-
-/// Runs a handler; a panic becomes an error reply instead of crossing into C.
-/// Handlers compute everything before they start replying, so a panic
-/// leaves no half-written reply behind.
-fn entry(ctx: *mut RedisModuleCtx, args: Argv<'_>, handler: Handler) -> c_int {
-    if catch_unwind(AssertUnwindSafe(|| handler(ctx, args))).is_err() {
-        stats::count(&stats::PANICS);
-        ffi::reply_error(ctx, "ERR internal error in redis-rl (the request was not applied; see the server log)");
-    }
-    raw::REDISMODULE_OK as c_int
-}
-
-/// Writes a warning to the server log.
-pub fn log_warning(msg: &str) {
-    let text = std::ffi::CString::new(msg.replace('\0', "")).unwrap_or_default();
-    // SAFETY: RedisModule_Log accepts a NULL context; "%s" with one C string.
-    unsafe {
-        let log = raw::RedisModule_Log;
-        if let Some(log) = log {
-            log(std::ptr::null_mut(), c"warning".as_ptr(), c"rl: %s".as_ptr(), text.as_ptr());
+/// RL.ALL's docs, with one spec form per kind.
+fn all_docs() -> &'static Info {
+    struct Forms(Vec<(&'static CStr, &'static CStr, &'static Info)>);
+    impl EachKind for Forms {
+        fn kind<K: Kind>(&mut self) {
+            // Once per load: the docs are handed to the server for good.
+            let keyword = std::ffi::CString::new(K::KEYWORD).unwrap_or_default();
+            self.0.push((K::INFO_NAME, Box::leak(keyword.into_boxed_c_str()), K::DOCS));
         }
     }
+    let mut forms = Forms(Vec::new());
+    kinds::each(&mut forms);
+    command_info::all(&forms.0)
+}
+
+unsafe extern "C" fn on_kind_command<K: Kind>(
+    ctx: *mut RedisModuleCtx,
+    argv: *mut *mut RedisModuleString,
+    argc: c_int,
+) -> c_int {
+    // SAFETY: the server's own arguments for this call.
+    unsafe { entry::command(ctx, argv, argc, commands::kind_command::<K>) }
+}
+
+/// The trampolines of [`COMMANDS`], each through the guarded door.
+macro_rules! trampoline {
+    ($($name:ident => $handler:path,)*) => {$(
+        unsafe extern "C" fn $name(ctx: *mut RedisModuleCtx, argv: *mut *mut RedisModuleString, argc: c_int) -> c_int {
+            // SAFETY: the server's own arguments for this call.
+            unsafe { entry::command(ctx, argv, argc, $handler) }
+        }
+    )*};
+}
+trampoline! {
+    on_all => commands::all::command,
+    on_throttle => commands::throttle::command,
+    on_apply => commands::apply::command,
+    on_peek => commands::peek::command,
+}
+#[cfg(feature = "test-hooks")]
+trampoline! {
+    on_panictest => hooks::panic_test,
 }
 
 /// Module arguments (`MODULE LOAD path ARG...`, `loadmodule path ARG...`).
 #[derive(Default)]
 struct LoadOptions {
-    /// Registers `RL.PANICTEST`, which panics on purpose, so tests can show
-    /// that a panic becomes an error reply and the server stays up.
+    /// Registers `RL.PANICTEST` (see `hooks`), which panics on purpose, so
+    /// tests can show that a panic becomes an error reply and the server
+    /// stays up. Only a module built with the `test-hooks` feature has it.
     panic_test_command: bool,
 }
 
@@ -200,7 +193,14 @@ impl LoadOptions {
         let mut opts = Self::default();
         for arg in args {
             match arg.as_slice() {
-                a if a.eq_ignore_ascii_case(b"enable-panic-test-command") => opts.panic_test_command = true,
+                a if a.eq_ignore_ascii_case(b"enable-panic-test-command") => {
+                    if !cfg!(feature = "test-hooks") {
+                        return Err("enable-panic-test-command needs a module built with the test-hooks feature \
+                                    (make build-hooks)"
+                            .to_string());
+                    }
+                    opts.panic_test_command = true
+                }
                 other => return Err(format!("unknown module argument {:?}", String::from_utf8_lossy(other))),
             }
         }
@@ -208,13 +208,75 @@ impl LoadOptions {
     }
 }
 
-unsafe extern "C" fn rl_panictest(ctx: *mut RedisModuleCtx, argv: *mut *mut RedisModuleString, argc: c_int) -> c_int {
-    // SAFETY: the server's own argv for this call.
-    entry(ctx, unsafe { Argv::new(argv, argc) }, |_, _| panic!("RL.PANICTEST: a deliberate panic"))
+/// Registers a command and its docs.
+fn create(ctx: Ctx<'_>, c: &Command) -> Result<(), String> {
+    let status = api!(RedisModule_CreateCommand(
+        ctx.raw(),
+        c.name.as_ptr(),
+        Some(c.handler),
+        c.flags.as_ptr(),
+        c.first_key,
+        c.last_key,
+        c.key_step
+    ));
+    if status != raw::REDISMODULE_OK as c_int {
+        return Err(format!("could not register command {:?}", c.name));
+    }
+    // Not fatal: without it the command still works and its keys are
+    // still found (first/last/step, RL.ALL's getkeys-api callback);
+    // only COMMAND DOCS and the finer key flags are missing.
+    if let Err(why) = command_info::set(ctx, c.name, (c.info)()) {
+        log_warning(&format!("command info for {:?} not set: {why}", c.name));
+    }
+    Ok(())
+}
+
+/// Registers every kind's data type and command.
+struct RegisterKinds<'c> {
+    ctx: Ctx<'c>,
+    result: Result<(), String>,
+}
+
+impl EachKind for RegisterKinds<'_> {
+    fn kind<K: Kind>(&mut self) {
+        if self.result.is_ok() {
+            self.result = data_type::register::<K>(self.ctx)
+                .map_err(|name| format!("could not register data type {name:?}"))
+                .and_then(|()| create(self.ctx, &kind_row::<K>()));
+        }
+    }
+}
+
+/// Registers `RL.PANICTEST` (see `hooks`).
+#[cfg(feature = "test-hooks")]
+fn register_panic_test(ctx: Ctx<'_>) -> bool {
+    let status = api!(RedisModule_CreateCommand(
+        ctx.raw(),
+        c"RL.PANICTEST".as_ptr(),
+        Some(on_panictest),
+        c"readonly fast".as_ptr(),
+        0,
+        0,
+        0
+    ));
+    if status == raw::REDISMODULE_OK as c_int {
+        log_warning("RL.PANICTEST is enabled (module argument enable-panic-test-command): for tests only");
+    }
+    status == raw::REDISMODULE_OK as c_int
+}
+
+/// Without the test hooks, the module argument is refused before this.
+#[cfg(not(feature = "test-hooks"))]
+fn register_panic_test(_: Ctx<'_>) -> bool {
+    false
 }
 
 fn init(ctx: &Context, args: &[RedisString]) -> Status {
-    let ctx = ctx.ctx;
+    // SAFETY: the context the server passed to the load hook, used only during it.
+    unsafe { entry::with_ctx(ctx.ctx, "module load", Status::Err, |ctx| load(ctx, args)) }
+}
+
+fn load(ctx: Ctx<'_>, args: &[RedisString]) -> Status {
     let load = match LoadOptions::parse(args) {
         Ok(load) => load,
         Err(why) => {
@@ -233,73 +295,48 @@ fn init(ctx: &Context, args: &[RedisString]) -> Status {
     // Handle RDB/RESTORE read errors ourselves (a corrupt payload is an
     // error, not a crash), and signal modified keys only on real writes.
     api!(RedisModule_SetModuleOptions(
-        ctx,
+        ctx.raw(),
         (raw::REDISMODULE_OPTIONS_HANDLE_IO_ERRORS | raw::REDISMODULE_OPTION_NO_IMPLICIT_SIGNAL_MODIFIED) as c_int
     ));
 
-    let registered = types::register::<GcraState>(ctx)
-        .and_then(|()| types::register::<TokenBucketState>(ctx))
-        .and_then(|()| types::register::<SlidingWindowState>(ctx));
-    if let Err(name) = registered {
-        log_warning(&format!("could not register data type {name:?}"));
+    let mut kinds = RegisterKinds { ctx, result: Ok(()) };
+    kinds::each(&mut kinds);
+    let registered = kinds.result.and_then(|()| COMMANDS.iter().try_for_each(|c| create(ctx, c)));
+    if let Err(why) = registered {
+        log_warning(&why);
         return Status::Err;
     }
 
     // Propagate effects only when something consumes them (see `effect`).
     effect::watch_replication(ctx);
 
-    // INFO rl (replaces the crate's default, which shows nothing useful).
+    // INFO rl.
     if ffi::has!(RedisModule_RegisterInfoFunc) {
-        api!(RedisModule_RegisterInfoFunc(ctx, Some(stats::info)));
+        api!(RedisModule_RegisterInfoFunc(ctx.raw(), Some(info::callback)));
     }
 
-    for c in COMMANDS {
-        let status = api!(RedisModule_CreateCommand(
-            ctx,
-            c.name.as_ptr(),
-            Some(c.handler),
-            c.flags.as_ptr(),
-            c.first_key,
-            c.last_key,
-            c.key_step
-        ));
-        if status != raw::REDISMODULE_OK as c_int {
-            log_warning(&format!("could not register command {:?}", c.name));
-            return Status::Err;
-        }
-        // Not fatal: without it the command still works and its keys are
-        // still found (first/last/step, RL.ALL's getkeys-api callback);
-        // only COMMAND DOCS and the finer key flags are missing.
-        if let Err(why) = command_info::set(ctx, c.name, c.info) {
-            log_warning(&format!("command info for {:?} not set: {why}", c.name));
-        }
-    }
-    if load.panic_test_command {
-        let status = api!(RedisModule_CreateCommand(
-            ctx,
-            c"RL.PANICTEST".as_ptr(),
-            Some(rl_panictest),
-            c"readonly fast".as_ptr(),
-            0,
-            0,
-            0
-        ));
-        if status != raw::REDISMODULE_OK as c_int {
-            return Status::Err;
-        }
-        log_warning("RL.PANICTEST is enabled (module argument enable-panic-test-command): for tests only");
+    if load.panic_test_command && !register_panic_test(ctx) {
+        return Status::Err;
     }
     Status::Ok
 }
 
+/// Rust's own allocator: the system's (counted with the test hooks, see
+/// `alloc_count`). The module's values are allocated with RedisModule_Alloc
+/// (see `stored`), so the same crate also links into tests and benchmarks.
+#[cfg(feature = "test-hooks")]
+type Allocator = crate::alloc_count::CountingSystem;
+#[cfg(not(feature = "test-hooks"))]
+type Allocator = std::alloc::System;
+#[cfg(feature = "test-hooks")]
+const ALLOCATOR: Allocator = crate::alloc_count::CountingSystem;
+#[cfg(not(feature = "test-hooks"))]
+const ALLOCATOR: Allocator = std::alloc::System;
+
 redis_module! {
     name: "rl",
     version: MODULE_VERSION,
-    // The module's own values are allocated with RedisModule_Alloc (see
-    // `types`); Rust's transient allocations stay on the system allocator
-    // (counted, see `alloc_count`), so the same crate also links into tests
-    // and benchmarks.
-    allocator: (crate::alloc_count::CountingSystem, crate::alloc_count::CountingSystem),
+    allocator: (Allocator, ALLOCATOR),
     data_types: [],
     init: init,
 }

@@ -1,11 +1,11 @@
 //! Decision -> reply: a RESP2 array of five integers, or a RESP3 map with
 //! the five names and a boolean `allowed`.
 
-use redis_module::raw::{self, RedisModuleCtx};
+use redis_module::raw;
 
 use crate::core::Decision;
 
-use super::ffi::{api, cstr, has, reply_array, reply_i64};
+use super::ffi::{api, cstr, has, reply_array, reply_i64, Ctx};
 
 /// Whether the calling client speaks RESP3 (and the server can build maps),
 /// given the command's [`context_flags`](super::ffi::context_flags).
@@ -16,9 +16,9 @@ pub fn wants_map(flags: u32) -> bool {
 
 /// A map key, as a bulk string like the keys of Redis's own maps (a Lua
 /// script under `redis.setresp(3)` reads fields by name only then).
-pub fn key(ctx: *mut RedisModuleCtx, name: &'static std::ffi::CStr) {
+pub fn key(ctx: Ctx<'_>, name: &'static std::ffi::CStr) {
     let bytes = name.to_bytes();
-    api!(RedisModule_ReplyWithStringBuffer(ctx, cstr(name), bytes.len()));
+    api!(RedisModule_ReplyWithStringBuffer(ctx.raw(), cstr(name), bytes.len()));
 }
 
 fn clamp(v: u64) -> i64 {
@@ -26,11 +26,11 @@ fn clamp(v: u64) -> i64 {
 }
 
 /// Replies with one decision.
-pub fn decision(ctx: *mut RedisModuleCtx, d: &Decision, map: bool) {
+pub fn decision(ctx: Ctx<'_>, d: &Decision, map: bool) {
     if map {
-        api!(RedisModule_ReplyWithMap(ctx, 5));
+        api!(RedisModule_ReplyWithMap(ctx.raw(), 5));
         key(ctx, c"allowed");
-        api!(RedisModule_ReplyWithBool(ctx, d.allowed as i32));
+        api!(RedisModule_ReplyWithBool(ctx.raw(), d.allowed as i32));
         key(ctx, c"limit");
         reply_i64(ctx, clamp(d.limit));
         key(ctx, c"remaining");

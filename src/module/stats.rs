@@ -4,16 +4,11 @@
 //! lock, no allocation. Redis's own `INFO commandstats` and `LATENCY` already
 //! time every command, so nothing here measures time.
 
-use std::os::raw::c_int;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
-
-use redis_module::raw::RedisModuleInfoCtx;
 
 use crate::core::Decision;
 
-use super::ffi::{api, has};
-
-/// The counters of one command.
+/// The counters of one command (each kind's are declared with it, in `kinds`).
 pub struct Counters {
     /// Every call, whatever its outcome.
     calls: AtomicU64,
@@ -44,6 +39,19 @@ impl Counters {
     pub fn tally(&'static self) -> Tally {
         self.calls.fetch_add(1, Relaxed);
         Tally { counters: self, decided: false }
+    }
+}
+
+impl Counters {
+    /// `(calls, allowed, denied, never, errors)`, for INFO.
+    pub fn snapshot(&self) -> [(&'static std::ffi::CStr, u64); 5] {
+        [
+            (c"calls", self.calls.load(Relaxed)),
+            (c"allowed", self.allowed.load(Relaxed)),
+            (c"denied", self.denied.load(Relaxed)),
+            (c"never", self.never.load(Relaxed)),
+            (c"errors", self.errors.load(Relaxed)),
+        ]
     }
 }
 
@@ -86,12 +94,6 @@ impl Drop for Tally {
     }
 }
 
-pub static GCRA: Counters = Counters::new();
-pub static TOKENBUCKET: Counters = Counters::new();
-pub static SLIDE: Counters = Counters::new();
-pub static ALL: Counters = Counters::new();
-pub static THROTTLE: Counters = Counters::new();
-
 /// Effects propagated (`RL.APPLY`s handed to the server for replicas and AOF).
 pub static EFFECTS: AtomicU64 = AtomicU64::new(0);
 /// Limiter keys created (a write to a key that did not exist).
@@ -99,43 +101,10 @@ pub static KEYS_CREATED: AtomicU64 = AtomicU64::new(0);
 /// Stored states read as drained and rewritten (backward clock jump,
 /// tightened limit), see the README.
 pub static REPAIRS: AtomicU64 = AtomicU64::new(0);
-/// Panics caught at a command entry point (each answered with an error).
+/// Panics caught at an entry point (each answered with an error, or a
+/// logged no-op for a callback).
 pub static PANICS: AtomicU64 = AtomicU64::new(0);
 
 pub fn count(counter: &AtomicU64) {
     counter.fetch_add(1, Relaxed);
-}
-
-/// The `INFO rl` callback.
-pub unsafe extern "C" fn info(ctx: *mut RedisModuleInfoCtx, _for_crash_report: c_int) {
-    if !has!(RedisModule_InfoAddSection) || !has!(RedisModule_InfoAddFieldULongLong) {
-        return;
-    }
-    // Field names are prefixed with the module name by the server: `rl_…`.
-    let field = |name: &std::ffi::CStr, v: u64| {
-        api!(RedisModule_InfoAddFieldULongLong(ctx, name.as_ptr(), v as _));
-    };
-    api!(RedisModule_InfoAddSection(ctx, c"".as_ptr()));
-    if has!(RedisModule_InfoAddFieldCString) {
-        api!(RedisModule_InfoAddFieldCString(ctx, c"version".as_ptr(), super::VERSION_TEXT.as_ptr()));
-        api!(RedisModule_InfoAddFieldCString(ctx, c"clock".as_ptr(), super::clock::source().as_ptr()));
-    }
-    for (name, c) in
-        [(c"gcra", &GCRA), (c"tokenbucket", &TOKENBUCKET), (c"slide", &SLIDE), (c"all", &ALL), (c"throttle", &THROTTLE)]
-    {
-        // One line per command, like `cmdstat_*`: rl_gcra:calls=..,allowed=..
-        if has!(RedisModule_InfoBeginDictField) && has!(RedisModule_InfoEndDictField) {
-            api!(RedisModule_InfoBeginDictField(ctx, name.as_ptr()));
-            field(c"calls", c.calls.load(Relaxed));
-            field(c"allowed", c.allowed.load(Relaxed));
-            field(c"denied", c.denied.load(Relaxed));
-            field(c"never", c.never.load(Relaxed));
-            field(c"errors", c.errors.load(Relaxed));
-            api!(RedisModule_InfoEndDictField(ctx));
-        }
-    }
-    field(c"effects_propagated", EFFECTS.load(Relaxed));
-    field(c"keys_created", KEYS_CREATED.load(Relaxed));
-    field(c"repairs", REPAIRS.load(Relaxed));
-    field(c"panics", PANICS.load(Relaxed));
 }

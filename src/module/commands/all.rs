@@ -14,29 +14,31 @@
 //! finds them only by asking this command (the `getkeys-api` flag): see
 //! [`report_keys`].
 
-use std::ffi::c_void;
 use std::os::raw::c_int;
 
-use redis_module::raw::{self, RedisModuleCtx, RedisModuleString};
+use redis_module::raw::{self, RedisModuleString};
 
-use crate::core::{Decision, Gcra, Outcome, SlidingWindow, TokenBucket, Write};
-use crate::module::args::{self, ArgError, Limit};
+use crate::core::{Decision, Verdict};
+use crate::module::args::{self, ArgError};
 use crate::module::clock;
-use crate::module::ffi::{
-    api, context_flags, has, reply_array, reply_error, reply_i64, reply_wrong_arity, Argv, OpenKey,
-};
+use crate::module::ffi::{api, context_flags, has, reply_array, reply_error, reply_i64, reply_wrong_arity, Argv, Ctx};
+use crate::module::kinds::{with_kinds, Kind};
 use crate::module::reply;
-use crate::module::stats;
+use crate::module::state::{KeyState, WrongType, WRONGTYPE};
+use crate::module::stats::Counters;
 
-use super::{announce, announce_deleted, read_state, store, Limiter, WrongType, WRONGTYPE};
+use super::all_args::{self, Limit};
+
+/// RL.ALL's `INFO rl` counters.
+pub static STATS: Counters = Counters::new();
 
 /// Runs RL.ALL end to end, or answers the server's key-position request.
-pub fn command(ctx: *mut RedisModuleCtx, args: Argv<'_>) {
+pub fn command(ctx: Ctx<'_>, args: Argv<'_>) {
     if keys_position_request(ctx) {
         return report_keys(ctx, &args);
     }
-    let mut tally = stats::ALL.tally();
-    let parsed = match args::all_from(args.len(), |i| args.bytes(i)) {
+    let mut tally = STATS.tally();
+    let parsed = match all_args::all_from(args.len(), |i| args.bytes(i)) {
         Ok(parsed) => parsed,
         Err(ArgError::WrongArity) => return reply_wrong_arity(ctx),
         Err(e) => return reply_error(ctx, &e.to_string()),
@@ -48,13 +50,7 @@ pub fn command(ctx: *mut RedisModuleCtx, args: Argv<'_>) {
     // keys were refused, so no two parts alias one value.
     let mut parts: Vec<AnyPart> = Vec::with_capacity(parsed.specs.len());
     for (i, spec) in parsed.specs.iter().enumerate() {
-        let name = args.string(2 + i);
-        let part = match spec.limit {
-            Limit::Gcra(l) => Part::open(ctx, name, l, spec.cost, now_us).map(AnyPart::Gcra),
-            Limit::TokenBucket(l) => Part::open(ctx, name, l, spec.cost, now_us).map(AnyPart::TokenBucket),
-            Limit::Slide(l) => Part::open(ctx, name, l, spec.cost, now_us).map(AnyPart::Slide),
-        };
-        match part {
+        match AnyPart::open(ctx, args.string(2 + i), spec.limit, spec.cost, now_us) {
             Ok(part) => parts.push(part),
             Err(WrongType) => {
                 // Closes every key opened so far; nothing was written.
@@ -81,8 +77,8 @@ pub fn command(ctx: *mut RedisModuleCtx, args: Argv<'_>) {
     }
     // Whatever was stored is propagated, even if a later key was refused,
     // so that replicas and the AOF hold what this server holds.
-    for part in &parts {
-        part.get().announce(ctx, flags);
+    for part in &mut parts {
+        part.get_mut().announce(flags);
     }
     if refused {
         return reply_error(ctx, "ERR could not store the limiter state");
@@ -108,11 +104,12 @@ fn combined_retry<'a>(decisions: impl Iterator<Item = &'a Decision>) -> i64 {
 
 /// RESP2: `[allowed, retry_after_ms, [5 integers] per key]`; RESP3: a map
 /// with `allowed` (a boolean), `retry_after_ms` and `limits`.
-fn reply_all(ctx: *mut RedisModuleCtx, allowed: bool, retry_after_ms: i64, parts: &[AnyPart], map: bool) {
+fn reply_all(ctx: Ctx<'_>, allowed: bool, retry_after_ms: i64, parts: &[AnyPart], map: bool) {
     if map {
-        api!(RedisModule_ReplyWithMap(ctx, 3));
+        let raw = ctx.raw();
+        api!(RedisModule_ReplyWithMap(raw, 3));
         reply::key(ctx, c"allowed");
-        api!(RedisModule_ReplyWithBool(ctx, allowed as c_int));
+        api!(RedisModule_ReplyWithBool(raw, allowed as c_int));
         reply::key(ctx, c"retry_after_ms");
         reply_i64(ctx, retry_after_ms);
         reply::key(ctx, c"limits");
@@ -130,8 +127,8 @@ fn reply_all(ctx: *mut RedisModuleCtx, allowed: bool, retry_after_ms: i64, parts
 /// Whether the server is asking for the key positions (cluster routing on
 /// Redis 7.0, `COMMAND GETKEYS` where no key spec applies) rather than
 /// running the command.
-fn keys_position_request(ctx: *mut RedisModuleCtx) -> bool {
-    has!(RedisModule_IsKeysPositionRequest) && api!(RedisModule_IsKeysPositionRequest(ctx)) != 0
+fn keys_position_request(ctx: Ctx<'_>) -> bool {
+    has!(RedisModule_IsKeysPositionRequest) && api!(RedisModule_IsKeysPositionRequest(ctx.raw())) != 0
 }
 
 /// Declares arguments `2..2 + numkeys` as keys, as the command's key spec
@@ -140,7 +137,8 @@ fn keys_position_request(ctx: *mut RedisModuleCtx) -> bool {
 /// where it was sent and answers the error itself. (A valid `numkeys` above
 /// the RL.ALL maximum is still declared: the keys are bounded by argc, and
 /// the command answers that error wherever it is routed.)
-fn report_keys(ctx: *mut RedisModuleCtx, args: &Argv<'_>) {
+fn report_keys(ctx: Ctx<'_>, args: &Argv<'_>) {
+    let ctx = ctx.raw();
     let Some(after) = args.len().checked_sub(2) else { return };
     let Ok(numkeys) = args::int_in(args.bytes(1), "numkeys", 0, after as u64) else { return };
     let flags =
@@ -168,108 +166,88 @@ trait Pending {
     /// Closes the key.
     fn close(&mut self);
     /// Signals, notifies and propagates what [`store`](Self::store) wrote.
-    fn announce(&self, ctx: *mut RedisModuleCtx, flags: u32);
+    fn announce(&mut self, flags: u32);
 }
 
-struct Part<L: Limiter> {
-    limiter: L,
-    cost: u64,
-    name: *mut RedisModuleString,
+struct Part<'c, K: Kind> {
+    limiter: K,
     /// Open from the read until every key is stored.
-    key: Option<OpenKey>,
-    held: Option<(L::State, *mut c_void)>,
-    outcome: Outcome<L::State>,
-    written: Option<Write<L::State>>,
-    /// The key was deleted as a repair (see [`Limiter::forgets`]).
-    deleted: bool,
+    key: KeyState<'c, K>,
+    verdict: Verdict<K::State>,
 }
 
-impl<L: Limiter> Part<L> {
+impl<'c, K: Kind> Part<'c, K> {
     /// Opens and reads the key, and decides its limit alone.
-    fn open(
-        ctx: *mut RedisModuleCtx,
-        name: *mut RedisModuleString,
-        limiter: L,
-        cost: u64,
-        now_us: u64,
-    ) -> Result<Self, WrongType> {
-        let key = OpenKey::write(ctx, name);
-        let held = read_state::<L::State>(&key)?;
-        let outcome = limiter.check(held.map(|(state, _)| state), now_us, cost);
-        Ok(Self { limiter, cost, name, key: Some(key), held, outcome, written: None, deleted: false })
+    fn open(ctx: Ctx<'c>, name: *mut RedisModuleString, limiter: K, cost: u64, now_us: u64) -> Result<Self, WrongType> {
+        let key = KeyState::<K>::open(ctx, name)?;
+        let verdict = limiter.decide(key.state(), now_us, cost);
+        Ok(Self { limiter, key, verdict })
     }
 }
 
-impl<L: Limiter> Pending for Part<L> {
+impl<K: Kind> Pending for Part<'_, K> {
     fn decision(&self) -> &Decision {
-        &self.outcome.decision
+        &self.verdict.decision
     }
 
     fn store(&mut self, all_allowed: bool, now_us: u64) -> bool {
-        let write = if all_allowed {
-            self.outcome.write
+        let change = if all_allowed {
+            self.verdict.change
         } else {
             // Consume nothing; keep only a repair. A COST 0 check stores
             // exactly that (and nothing in steady operation).
-            self.limiter.check(self.held.map(|(state, _)| state), now_us, 0).write
+            self.limiter.decide(self.key.state(), now_us, 0).change
         };
-        let Some(key) = &self.key else {
-            return true;
-        };
-        let Some(write) = write else {
-            if let Some((state, _)) = self.held {
-                if self.limiter.forgets(&state, now_us) {
-                    self.deleted = key.delete();
-                    return self.deleted;
-                }
-            }
-            return true;
-        };
-        let repair = !all_allowed || self.cost == 0;
-        if !store(key, self.held.map(|(_, value)| value), &write, now_us, repair) {
-            return false;
+        match change {
+            Some(change) => self.key.write(&change, now_us),
+            None => true,
         }
-        self.written = Some(write);
-        true
     }
 
     fn close(&mut self) {
-        self.key = None;
+        self.key.close();
     }
 
-    fn announce(&self, ctx: *mut RedisModuleCtx, flags: u32) {
-        if let Some(write) = &self.written {
-            announce::<L>(ctx, self.name, write, flags);
-        } else if self.deleted {
-            announce_deleted(ctx, self.name);
-        }
+    fn announce(&mut self, flags: u32) {
+        self.key.announce(flags, true);
     }
 }
 
-/// A part of any algorithm, without boxing.
-enum AnyPart {
-    Gcra(Part<Gcra>),
-    TokenBucket(Part<TokenBucket>),
-    Slide(Part<SlidingWindow>),
-}
-
-impl AnyPart {
-    fn get(&self) -> &dyn Pending {
-        match self {
-            AnyPart::Gcra(p) => p,
-            AnyPart::TokenBucket(p) => p,
-            AnyPart::Slide(p) => p,
+macro_rules! any_part {
+    ($($variant:ident: $kind:ty,)*) => {
+        /// A part of any kind, without boxing.
+        enum AnyPart<'c> {
+            $($variant(Part<'c, $kind>),)*
         }
-    }
 
-    fn get_mut(&mut self) -> &mut dyn Pending {
-        match self {
-            AnyPart::Gcra(p) => p,
-            AnyPart::TokenBucket(p) => p,
-            AnyPart::Slide(p) => p,
+        impl<'c> AnyPart<'c> {
+            fn open(
+                ctx: Ctx<'c>,
+                name: *mut RedisModuleString,
+                limit: Limit,
+                cost: u64,
+                now_us: u64,
+            ) -> Result<Self, WrongType> {
+                match limit {
+                    $(Limit::$variant(l) => Part::open(ctx, name, l, cost, now_us).map(AnyPart::$variant),)*
+                }
+            }
+
+            fn get(&self) -> &dyn Pending {
+                match self {
+                    $(AnyPart::$variant(p) => p,)*
+                }
+            }
+
+            fn get_mut(&mut self) -> &mut dyn Pending {
+                match self {
+                    $(AnyPart::$variant(p) => p,)*
+                }
+            }
         }
-    }
+    };
 }
+with_kinds!(any_part);
 
 #[cfg(test)]
 mod tests {

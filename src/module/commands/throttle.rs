@@ -15,18 +15,14 @@
 //! RESP3 too, as redis-cell's is, so clients that switched to `HELLO 3` keep
 //! parsing it.
 //!
-//! It runs RL.GCRA's flow ([`run`](super::run)); only [`Limiter::reply`]
-//! differs.
-
-use redis_module::raw::RedisModuleCtx;
+//! It runs RL.GCRA's flow ([`run`](super::run)) on GCRA's kind; only the
+//! parsing and the reply differ.
 
 use crate::core::time::{MAX_COUNT, MAX_PERIOD_MS, US_PER_MS};
-use crate::core::{Decision, Gcra, GcraState, Outcome, ParamError};
+use crate::core::{Algorithm, Decision, Gcra, GcraState, Outcome, ParamError};
 use crate::module::args::{self, ArgError, Options};
-use crate::module::ffi::{reply_array, reply_i64, Argv};
-use crate::module::stats::{self, Counters};
-
-use super::Limiter;
+use crate::module::ffi::{reply_array, reply_i64, Argv, Ctx};
+use crate::module::stats::Counters;
 
 /// redis-cell's parameters, as the GCRA they describe.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -62,27 +58,31 @@ impl Throttle {
     }
 }
 
-impl Limiter for Throttle {
+impl Algorithm for Throttle {
     type State = GcraState;
-    /// Counted apart from RL.GCRA, so INFO shows how much redis-cell traffic is left.
-    const STATS: &'static Counters = &stats::THROTTLE;
-
-    fn parse(a: &Argv<'_>) -> Result<(Self, Options), ArgError> {
-        let (throttle, quantity) = Throttle::parse_from(a.len(), |i| a.bytes(i))?;
-        Ok((throttle, Options { burst: None, cost: quantity, peek: false }))
+    fn limit(&self) -> u64 {
+        self.0.limit()
     }
-
+    #[inline]
     fn check(&self, state: Option<GcraState>, now_us: u64, cost: u64) -> Outcome<GcraState> {
         self.0.check(state, now_us, cost)
     }
+}
 
-    /// redis-cell's five integers, an array in RESP2 and RESP3 alike.
-    fn reply(ctx: *mut RedisModuleCtx, decision: &Decision, _flags: u32) {
-        let fields = cell_reply(decision);
-        reply_array(ctx, fields.len());
-        for v in fields {
-            reply_i64(ctx, v);
-        }
+/// Counted apart from RL.GCRA, so INFO shows how much redis-cell traffic is left.
+pub static STATS: Counters = Counters::new();
+
+fn parse(a: &Argv<'_>) -> Result<(Throttle, Options), ArgError> {
+    let (throttle, quantity) = Throttle::parse_from(a.len(), |i| a.bytes(i))?;
+    Ok((throttle, Options { burst: None, cost: quantity, peek: false }))
+}
+
+/// redis-cell's five integers, an array in RESP2 and RESP3 alike.
+fn reply(ctx: Ctx<'_>, decision: &Decision, _flags: u32) {
+    let fields = cell_reply(decision);
+    reply_array(ctx, fields.len());
+    for v in fields {
+        reply_i64(ctx, v);
     }
 }
 
@@ -113,8 +113,8 @@ pub fn cell_reply(d: &Decision) -> [i64; 5] {
 }
 
 /// Runs CL.THROTTLE: RL.GCRA's flow ([`run`](super::run)) with redis-cell's reply.
-pub fn command(ctx: *mut RedisModuleCtx, args: Argv<'_>) {
-    super::run::<Throttle>(ctx, args);
+pub fn command(ctx: Ctx<'_>, args: Argv<'_>) {
+    super::run::<Gcra, Throttle>(ctx, args, &STATS, parse, reply);
 }
 
 #[cfg(test)]

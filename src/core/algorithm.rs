@@ -1,0 +1,140 @@
+//! The one trait every rate-limit algorithm implements, so that the Redis
+//! layer handles each of them the same way.
+//!
+//! The algorithms keep their own `check`; this only wraps it, and says once,
+//! here, what kind of write a decision makes: a request that was allowed
+//! with a cost above zero consumes; any other write is a repair (a stored
+//! state read as drained after a clock jump or a tightened limit, made
+//! permanent). Nothing downstream infers it again.
+
+use super::decision::{Decision, Outcome, Write};
+use super::gcra::{Gcra, GcraState};
+use super::sliding_window::{SlidingWindow, SlidingWindowState};
+use super::token_bucket::{TokenBucket, TokenBucketState};
+
+/// What a decision does to the stored state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Change<S> {
+    /// Store the state: the request consumed.
+    Consume(Write<S>),
+    /// Store the state: it only makes a reading permanent (consumes nothing).
+    Repair(Write<S>),
+    /// Remove the key: nothing is left worth keeping (a refund that fills a
+    /// limiter, counts that all fell away).
+    Delete,
+}
+
+impl<S> Change<S> {
+    /// The state to store, if any.
+    pub fn write(&self) -> Option<&Write<S>> {
+        match self {
+            Change::Consume(w) | Change::Repair(w) => Some(w),
+            Change::Delete => None,
+        }
+    }
+}
+
+/// A decision and what it does to the stored state (`None`: nothing).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Verdict<S> {
+    pub decision: Decision,
+    pub change: Option<Change<S>>,
+}
+
+/// A rate-limit algorithm with validated parameters.
+pub trait Algorithm: Copy {
+    /// What a key holds between calls.
+    type State: Copy;
+    /// The largest cost admitted at once from idle (the reply's `limit`).
+    fn limit(&self) -> u64;
+    /// Decides a request of `cost` at `now_us`, given the stored state
+    /// (`None` for a missing key). Pure: no clock, no Redis, no allocation.
+    fn check(&self, state: Option<Self::State>, now_us: u64, cost: u64) -> Outcome<Self::State>;
+
+    /// Whether a stored state that [`check`](Self::check) leaves unwritten
+    /// no longer counts anything under these parameters but would keep an
+    /// expiry that no longer matches: the key is deleted instead (a repair).
+    #[inline]
+    fn forgets(&self, _state: &Self::State, _now_us: u64) -> bool {
+        false
+    }
+
+    /// [`check`](Self::check), with its write classified.
+    #[inline]
+    fn decide(&self, state: Option<Self::State>, now_us: u64, cost: u64) -> Verdict<Self::State> {
+        let o = self.check(state, now_us, cost);
+        let consumes = o.decision.allowed && cost > 0;
+        let change = match o.write {
+            Some(w) => Some(if consumes { Change::Consume(w) } else { Change::Repair(w) }),
+            None => state.filter(|s| self.forgets(s, now_us)).map(|_| Change::Delete),
+        };
+        Verdict { decision: o.decision, change }
+    }
+}
+
+impl Algorithm for Gcra {
+    type State = GcraState;
+    fn limit(&self) -> u64 {
+        self.schedule().burst()
+    }
+    #[inline]
+    fn check(&self, state: Option<GcraState>, now_us: u64, cost: u64) -> Outcome<GcraState> {
+        Gcra::check(self, state, now_us, cost)
+    }
+}
+
+impl Algorithm for TokenBucket {
+    type State = TokenBucketState;
+    fn limit(&self) -> u64 {
+        self.schedule().burst()
+    }
+    #[inline]
+    fn check(&self, state: Option<TokenBucketState>, now_us: u64, cost: u64) -> Outcome<TokenBucketState> {
+        TokenBucket::check(self, state, now_us, cost)
+    }
+}
+
+impl Algorithm for SlidingWindow {
+    type State = SlidingWindowState;
+    fn limit(&self) -> u64 {
+        SlidingWindow::limit(self)
+    }
+    #[inline]
+    fn check(&self, state: Option<SlidingWindowState>, now_us: u64, cost: u64) -> Outcome<SlidingWindowState> {
+        SlidingWindow::check(self, state, now_us, cost)
+    }
+    #[inline]
+    fn forgets(&self, state: &SlidingWindowState, now_us: u64) -> bool {
+        SlidingWindow::forgets(self, state, now_us)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const T0: u64 = 1_800_000_000_000_000;
+
+    #[test]
+    fn an_allowed_cost_consumes_and_every_other_write_repairs() {
+        let g = Gcra::new(10, 1000, 10).unwrap();
+        assert!(matches!(g.decide(None, T0, 1).change, Some(Change::Consume(_))));
+        assert_eq!(g.decide(None, T0, 0).change, None);
+        assert_eq!(g.decide(None, T0, 11).change, None);
+        // A state a day ahead: read as drained, and stored so (a repair).
+        let far = Some(GcraState { tat_us: T0 + 86_400_000_000_000 });
+        for cost in [0, 1, 11] {
+            assert!(matches!(g.decide(far, T0, cost).change, Some(Change::Repair(_))), "cost {cost}");
+        }
+    }
+
+    #[test]
+    fn the_limit_is_the_replys_limit() {
+        let g = Gcra::new(10, 1000, 6).unwrap();
+        let b = TokenBucket::new(5, 2, 1000).unwrap();
+        let s = SlidingWindow::new(7, 1000);
+        assert_eq!((g.limit(), g.decide(None, T0, 0).decision.limit), (6, 6));
+        assert_eq!((b.limit(), b.decide(None, T0, 0).decision.limit), (5, 5));
+        assert_eq!((s.limit(), s.decide(None, T0, 0).decision.limit), (7, 7));
+    }
+}

@@ -1,0 +1,198 @@
+//! `RL.ALL`'s arguments: `numkeys`, the keys, one spec per key, `[PEEK]`.
+//! A spec is a kind's keyword followed by that kind's own grammar (see
+//! `kinds`), read through the same cursor as the kind's command.
+
+use crate::module::args::{int_in, printable, ArgError, Cursor};
+use crate::module::kinds::{self, with_kinds, Kind};
+
+/// The most keys one RL.ALL call may name. A bound, so that no argument can
+/// make a call allocate or hold open an unbounded number of keys; several
+/// limits per request (user, tenant, global, one per resource) stay far below it.
+pub const MAX_KEYS: usize = 16;
+
+macro_rules! limit {
+    ($($variant:ident: $kind:ty,)*) => {
+        /// One limit of an RL.ALL call: its kind with validated parameters.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        pub enum Limit {
+            $($variant($kind),)*
+        }
+
+        /// The spec `word args[from..end]`, or `None` if `word` names no kind.
+        fn parse_spec<'a>(
+            word: &[u8],
+            arg: impl Fn(usize) -> &'a [u8],
+            from: usize,
+            end: usize,
+        ) -> Option<Result<Spec, ArgError>> {
+            $(if word.eq_ignore_ascii_case(<$kind as Kind>::KEYWORD.as_bytes()) {
+                let parsed = spec_of::<$kind, _>(arg, from, end);
+                return Some(parsed.map(|(limit, cost)| Spec { limit: Limit::$variant(limit), cost }));
+            })*
+            None
+        }
+    };
+}
+with_kinds!(limit);
+
+/// One spec of an RL.ALL call: the limit and the cost to take from it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Spec {
+    pub limit: Limit,
+    pub cost: u64,
+}
+
+/// A parsed `RL.ALL numkeys key [key ...] spec [spec ...] [PEEK]`. The keys
+/// are arguments `2..2 + specs.len()`, spec `i` belonging to key `i`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AllArgs {
+    pub specs: Vec<Spec>,
+    pub peek: bool,
+}
+
+/// A spec keyword or PEEK: where one spec's options end.
+fn ends_spec(word: &[u8]) -> bool {
+    word.eq_ignore_ascii_case(b"PEEK") || kinds::is_keyword(word)
+}
+
+/// Parses RL.ALL's arguments (`args[0]` is the command name). Keys are only
+/// compared, never read: the caller opens them once this has succeeded.
+pub fn all_from<'a>(len: usize, arg: impl Fn(usize) -> &'a [u8]) -> Result<AllArgs, ArgError> {
+    if len < 3 {
+        return Err(ArgError::WrongArity);
+    }
+    let keys = int_in(arg(1), "numkeys", 1, MAX_KEYS as u64)? as usize;
+    if 2 + keys > len {
+        return Err(ArgError::KeysExceedArgs);
+    }
+    // At most MAX_KEYS^2 / 2 comparisons: cheaper than hashing.
+    for second in 1..keys {
+        if let Some(first) = (0..second).find(|&first| arg(2 + first) == arg(2 + second)) {
+            return Err(ArgError::DuplicateKey { first: first + 1, second: second + 1 });
+        }
+    }
+
+    let mut specs = Vec::with_capacity(keys);
+    let mut i = 2 + keys;
+    while specs.len() < keys {
+        if i >= len {
+            return Err(ArgError::TooFewSpecs { keys, specs: specs.len() });
+        }
+        let word = arg(i);
+        if word.eq_ignore_ascii_case(b"PEEK") {
+            return Err(if i + 1 == len {
+                ArgError::TooFewSpecs { keys, specs: specs.len() }
+            } else {
+                ArgError::PeekNotLast
+            });
+        }
+        // The spec runs up to the next spec keyword, PEEK, or the end.
+        let end = (i + 1..len).find(|&j| ends_spec(arg(j))).unwrap_or(len);
+        let spec = parse_spec(word, &arg, i + 1, end)
+            .unwrap_or_else(|| Err(ArgError::UnknownLimiter(printable(word), kinds::expected())))
+            .map_err(|e| ArgError::InSpec(specs.len() + 1, Box::new(e)))?;
+        specs.push(spec);
+        i = end;
+    }
+
+    let peek = match len - i {
+        0 => false,
+        _ if arg(i).eq_ignore_ascii_case(b"PEEK") => {
+            if i + 1 != len {
+                return Err(ArgError::PeekNotLast);
+            }
+            true
+        }
+        // The only other word that can end the last spec is a keyword.
+        _ => return Err(ArgError::TooManySpecs { keys }),
+    };
+    Ok(AllArgs { specs, peek })
+}
+
+/// A spec of kind `K`: its grammar over `args[from..end]`, and its cost.
+fn spec_of<'a, K: Kind, F: Fn(usize) -> &'a [u8]>(arg: F, from: usize, end: usize) -> Result<(K, u64), ArgError> {
+    let (limit, opts) = K::grammar(&mut Cursor::spec(arg, from, end, K::KEYWORD))?;
+    Ok((limit, opts.cost))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::{Gcra, SlidingWindow, TokenBucket};
+
+    fn all(line: &str) -> Result<AllArgs, ArgError> {
+        let words: Vec<&str> = line.split(' ').collect();
+        all_from(words.len(), |i| words[i].as_bytes())
+    }
+
+    #[test]
+    fn numkeys_is_as_strict_as_every_other_integer() {
+        assert_eq!(all("RL.ALL 01 k SLIDE 1 1"), Err(ArgError::NotInteger("numkeys")));
+    }
+
+    #[test]
+    fn rl_all_takes_one_spec_per_key_in_key_order() {
+        let parsed = all("RL.ALL 3 a b c gcra 10 1000 BURST 5 COST 2 TokenBucket 5 1 1000 SLIDE 3 60000 cost 0 PEEK");
+        let parsed = parsed.expect("valid");
+        assert!(parsed.peek);
+        assert_eq!(
+            parsed.specs,
+            [
+                Spec { limit: Limit::Gcra(Gcra::new(10, 1000, 5).unwrap()), cost: 2 },
+                Spec { limit: Limit::TokenBucket(TokenBucket::new(5, 1, 1000).unwrap()), cost: 1 },
+                Spec { limit: Limit::Slide(SlidingWindow::new(3, 60000)), cost: 0 },
+            ]
+        );
+        assert_eq!(all("RL.ALL 1 k SLIDE 1 1").map(|a| a.peek), Ok(false));
+    }
+
+    #[test]
+    fn rl_all_bounds_numkeys_before_reading_any_key() {
+        let max = MAX_KEYS as u64;
+        assert_eq!(all("RL.ALL 0 k SLIDE 1 1"), Err(ArgError::OutOfRange { arg: "numkeys", min: 1, max }));
+        assert_eq!(all("RL.ALL 17 k SLIDE 1 1"), Err(ArgError::OutOfRange { arg: "numkeys", min: 1, max }));
+        assert_eq!(all("RL.ALL two k SLIDE 1 1"), Err(ArgError::NotInteger("numkeys")));
+        assert_eq!(all("RL.ALL 5 a b c"), Err(ArgError::KeysExceedArgs));
+        assert_eq!(all("RL.ALL 1"), Err(ArgError::WrongArity));
+    }
+
+    #[test]
+    fn rl_all_refuses_repeated_keys_and_miscounted_specs() {
+        assert_eq!(
+            all("RL.ALL 3 a b a SLIDE 1 1 SLIDE 1 1 SLIDE 1 1"),
+            Err(ArgError::DuplicateKey { first: 1, second: 3 })
+        );
+        assert_eq!(all("RL.ALL 2 a b SLIDE 1 1"), Err(ArgError::TooFewSpecs { keys: 2, specs: 1 }));
+        assert_eq!(all("RL.ALL 2 a b SLIDE 1 1 PEEK"), Err(ArgError::TooFewSpecs { keys: 2, specs: 1 }));
+        assert_eq!(all("RL.ALL 1 a SLIDE 1 1 GCRA 1 1"), Err(ArgError::TooManySpecs { keys: 1 }));
+        assert_eq!(all("RL.ALL 1 a SLIDE 1 1 PEEK COST 1"), Err(ArgError::PeekNotLast));
+    }
+
+    #[test]
+    fn rl_all_errors_inside_a_spec_say_which_spec() {
+        let in_spec = |n, e| Err(ArgError::InSpec(n, Box::new(e)));
+        assert_eq!(
+            all("RL.ALL 1 a LEAKY 1 1"),
+            in_spec(1, ArgError::UnknownLimiter(Some("LEAKY".into()), kinds::expected()))
+        );
+        assert_eq!(all("RL.ALL 1 a GCRA 1 PEEK"), in_spec(1, ArgError::MissingArg { spec: "GCRA", arg: "period_ms" }));
+        assert_eq!(
+            all("RL.ALL 2 a b SLIDE 1 1 SLIDE 1 1 BURST 2"),
+            in_spec(2, ArgError::UnknownOption(Some("BURST".into())))
+        );
+        assert_eq!(all("RL.ALL 1 a SLIDE 1 1 COST GCRA"), in_spec(1, ArgError::MissingValue("COST")));
+        assert_eq!(
+            ArgError::InSpec(2, Box::new(ArgError::NotInteger("window_ms"))).to_string(),
+            "ERR window_ms is not an integer (spec 2)"
+        );
+    }
+
+    #[test]
+    fn an_unknown_limiter_lists_every_kind() {
+        let e = all("RL.ALL 1 a LEAKY 1 1").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "ERR syntax error: unknown limiter 'LEAKY' (expected GCRA, TOKENBUCKET or SLIDE) (spec 1)"
+        );
+    }
+}

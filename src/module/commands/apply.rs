@@ -1,0 +1,69 @@
+//! `RL.APPLY key payload`: stores a propagated effect. Internal: refused
+//! unless it comes over the master link or from AOF loading, so no client
+//! can forge limiter state. The payload's first byte names the kind (see
+//! `stored`); the write goes through the one key-state path.
+
+use redis_module::raw;
+
+use crate::module::clock;
+use crate::module::ffi::{api, context_flags, has, reply_error, reply_ok, reply_wrong_arity, Argv, Ctx};
+use crate::module::kinds::{self, Kind, WithKind};
+use crate::module::state::KeyState;
+use crate::module::stored;
+
+pub fn command(ctx: Ctx<'_>, args: Argv<'_>) {
+    let flags = context_flags(ctx);
+    if flags & (raw::REDISMODULE_CTX_FLAGS_REPLICATED | raw::REDISMODULE_CTX_FLAGS_LOADING) == 0 {
+        reply_error(ctx, "ERR RL.APPLY is internal: it is accepted only from the master link or while loading the AOF");
+        return;
+    }
+    if args.len() != 3 {
+        reply_wrong_arity(ctx);
+        return;
+    }
+    let payload = args.bytes(2);
+    let apply = Apply { ctx, name: args.string(1), payload, flags };
+    let applied = payload.first().is_some_and(|&tag| kinds::by_tag(tag, apply).unwrap_or(false));
+    if applied {
+        // The server propagates no module command by itself, so without this
+        // a replica's own AOF would never hold the effects it applied, and
+        // the replica would restart from that AOF (after a failover, say)
+        // with every limiter full again. Propagating the effect verbatim
+        // feeds the replica's AOF; it reaches nothing else: a replica passes
+        // its master's stream on to its own replicas unchanged, and nothing
+        // is propagated while the AOF is loading.
+        if has!(RedisModule_ReplicateVerbatim) {
+            api!(RedisModule_ReplicateVerbatim(ctx.raw()));
+        }
+        reply_ok(ctx);
+    } else {
+        reply_error(ctx, "ERR RL.APPLY: malformed payload");
+    }
+}
+
+/// Stores a payload of the kind its tag names.
+struct Apply<'c, 'a> {
+    ctx: Ctx<'c>,
+    name: *mut redis_module::raw::RedisModuleString,
+    payload: &'a [u8],
+    flags: u32,
+}
+
+impl WithKind for Apply<'_, '_> {
+    type Out = bool;
+    fn run<K: Kind>(self) -> bool {
+        let Some((state, expire_at_ms)) = stored::decode::<K::State>(self.payload) else {
+            return false;
+        };
+        // Whatever the key held is replaced, as by SET or RESTORE.
+        let mut key = KeyState::<K>::open_any(self.ctx, self.name);
+        if !key.apply(state, expire_at_ms, clock::now_us()) {
+            return false;
+        }
+        // The same event the write fired on the master, as replicas of
+        // built-in commands fire theirs: clients reading from a replica see
+        // it too. Not propagated again here: see above.
+        key.announce(self.flags, false);
+        true
+    }
+}

@@ -1,0 +1,53 @@
+//! `RL.PEEK kind key args...`: the read-only form of every kind, for where
+//! writes are refused (read-only replicas, `EVAL_RO` and `no-writes`
+//! scripts, users with read-only key permissions, OOM). It answers exactly
+//! what the kind's command with `PEEK` answers, opens the key for reading
+//! only, and never writes, not even a repair. Flagged `readonly`.
+
+use crate::module::args::{printable, ArgError, Cursor};
+use crate::module::clock;
+use crate::module::ffi::{context_flags, reply_error, reply_wrong_arity, Argv, Ctx};
+use crate::module::kinds::{self, Kind, WithKind};
+use crate::module::reply;
+use crate::module::state::{KeyState, WRONGTYPE};
+
+pub fn command(ctx: Ctx<'_>, args: Argv<'_>) {
+    if args.len() < 3 {
+        return reply_wrong_arity(ctx);
+    }
+    let word = args.bytes(1);
+    if kinds::by_keyword(word, Peek { ctx, args }).is_err() {
+        let e = ArgError::UnknownLimiter(printable(word), kinds::expected());
+        reply_error(ctx, &e.to_string());
+    }
+}
+
+/// Peeks at a key of the kind the keyword named.
+struct Peek<'c> {
+    ctx: Ctx<'c>,
+    args: Argv<'c>,
+}
+
+impl WithKind for Peek<'_> {
+    type Out = ();
+    fn run<K: Kind>(self) {
+        let Peek { ctx, args } = self;
+        // Counted as a call of the kind, as its command with PEEK is.
+        let mut tally = K::stats().tally();
+        // The kind's grammar after the key, without PEEK (it is implied).
+        let parsed = Cursor::command(args.len(), |i| args.bytes(i), 3, K::POSITIONALS, false)
+            .and_then(|mut c| K::grammar(&mut c));
+        let (limiter, opts) = match parsed {
+            Ok(parsed) => parsed,
+            Err(ArgError::WrongArity) => return reply_wrong_arity(ctx),
+            Err(e) => return reply_error(ctx, &e.to_string()),
+        };
+        let Ok(key) = KeyState::<K>::open_read(ctx, args.string(2)) else {
+            return reply_error(ctx, WRONGTYPE);
+        };
+        let decision = limiter.decide(key.state(), clock::now_us(), opts.cost).decision;
+        drop(key);
+        tally.decision(&decision);
+        reply::decision(ctx, &decision, reply::wants_map(context_flags(ctx)));
+    }
+}

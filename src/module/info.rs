@@ -1,0 +1,68 @@
+//! `INFO rl`: the module's version and clock, one line of counters per
+//! command (each kind's from the registry, then RL.ALL and CL.THROTTLE),
+//! and the module-wide counters (see `stats`).
+
+use std::ffi::CStr;
+use std::os::raw::c_int;
+use std::sync::atomic::Ordering::Relaxed;
+
+use redis_module::raw::RedisModuleInfoCtx;
+
+use super::commands::{all, throttle};
+use super::entry::guard;
+use super::ffi::{api, has};
+use super::kinds::{self, EachKind, Kind};
+use super::stats::{self, Counters};
+
+/// The `INFO rl` callback (replaces the crate's default, which shows
+/// nothing useful). Guarded: a panic leaves the section short, no more.
+pub unsafe extern "C" fn callback(ctx: *mut RedisModuleInfoCtx, _for_crash_report: c_int) {
+    guard("the INFO callback", (), || section(ctx));
+}
+
+fn section(ctx: *mut RedisModuleInfoCtx) {
+    #[cfg(feature = "test-hooks")]
+    super::hooks::info_panic_point();
+    if !has!(RedisModule_InfoAddSection) || !has!(RedisModule_InfoAddFieldULongLong) {
+        return;
+    }
+    // Field names are prefixed with the module name by the server: `rl_…`.
+    api!(RedisModule_InfoAddSection(ctx, c"".as_ptr()));
+    if has!(RedisModule_InfoAddFieldCString) {
+        api!(RedisModule_InfoAddFieldCString(ctx, c"version".as_ptr(), super::VERSION_TEXT.as_ptr()));
+        api!(RedisModule_InfoAddFieldCString(ctx, c"clock".as_ptr(), super::clock::source().as_ptr()));
+    }
+    let mut lines = Lines(ctx);
+    kinds::each(&mut lines);
+    lines.command(c"all", &all::STATS);
+    lines.command(c"throttle", &throttle::STATS);
+    let field = |name: &CStr, v: u64| {
+        api!(RedisModule_InfoAddFieldULongLong(ctx, name.as_ptr(), v as _));
+    };
+    field(c"effects_propagated", stats::EFFECTS.load(Relaxed));
+    field(c"keys_created", stats::KEYS_CREATED.load(Relaxed));
+    field(c"repairs", stats::REPAIRS.load(Relaxed));
+    field(c"panics", stats::PANICS.load(Relaxed));
+}
+
+/// One line per command, like `cmdstat_*`: `rl_gcra:calls=..,allowed=..`.
+struct Lines(*mut RedisModuleInfoCtx);
+
+impl Lines {
+    fn command(&mut self, name: &CStr, c: &Counters) {
+        let ctx = self.0;
+        if has!(RedisModule_InfoBeginDictField) && has!(RedisModule_InfoEndDictField) {
+            api!(RedisModule_InfoBeginDictField(ctx, name.as_ptr()));
+            for (field, v) in c.snapshot() {
+                api!(RedisModule_InfoAddFieldULongLong(ctx, field.as_ptr(), v as _));
+            }
+            api!(RedisModule_InfoEndDictField(ctx));
+        }
+    }
+}
+
+impl EachKind for Lines {
+    fn kind<K: Kind>(&mut self) {
+        self.command(K::INFO_NAME, K::stats());
+    }
+}

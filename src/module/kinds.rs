@@ -1,0 +1,266 @@
+//! THE registry of limiter kinds: one declaration per kind, and one list of
+//! them, [`with_kinds!`]. Everything that names a kind follows from these:
+//! the command table and handlers, the data types, `RL.ALL`'s specs,
+//! `RL.PEEK`, `RL.APPLY`'s payload dispatch, `INFO rl` and the "expected
+//! GCRA, TOKENBUCKET or SLIDE" error texts.
+//!
+//! Adding a kind: its algorithm in `core/` (implementing
+//! [`Algorithm`](crate::core::Algorithm)), its state's encoding in
+//! `stored.rs`, its command docs in `command_info.rs`, an `impl Kind` below,
+//! and one entry in [`with_kinds!`].
+
+use std::ffi::CStr;
+use std::sync::atomic::{AtomicPtr, Ordering};
+
+use redis_module::raw::RedisModuleType;
+
+use crate::core::{Algorithm, Gcra, SlidingWindow, TokenBucket};
+
+use super::args::{ArgError, Cursor, Options};
+use super::command_info::{self, Info};
+use super::ffi::Argv;
+use super::stats::Counters;
+use super::stored::Stored;
+
+/// Calls the macro `$m` with every kind, as `Variant: path::Type`, in the
+/// order INFO, docs and error texts list them. The one list of kinds.
+macro_rules! with_kinds {
+    ($m:ident) => {
+        $m! {
+            Gcra: $crate::core::Gcra,
+            TokenBucket: $crate::core::TokenBucket,
+            Slide: $crate::core::SlidingWindow,
+        }
+    };
+}
+pub(crate) use with_kinds;
+
+/// One limiter kind, as the module offers it: an algorithm, its command,
+/// its `RL.ALL` / `RL.PEEK` keyword, its data type, its keyspace event, its
+/// `INFO rl` counters, its docs and its argument grammar.
+pub trait Kind: Algorithm<State: Stored> + 'static {
+    /// Its command, `RL.<KEYWORD>`: `COMMAND key <grammar> [PEEK]`.
+    const COMMAND: &'static CStr;
+    /// The word that starts its spec in `RL.ALL` and names it in `RL.PEEK`.
+    const KEYWORD: &'static str;
+    /// The 9-character data type name (`TYPE key` shows it).
+    const TYPE_NAME: &'static CStr;
+    /// The keyspace event a write fires (class `d`).
+    const EVENT: &'static CStr;
+    /// Its lower-case name: its line in `INFO rl` (`rl_<name>:calls=..`)
+    /// and its spec form in RL.ALL's `COMMAND DOCS`.
+    const INFO_NAME: &'static CStr;
+    /// Its command's docs (`COMMAND DOCS`, `COMMAND INFO`).
+    const DOCS: &'static Info;
+    /// How many positional arguments its grammar takes: a command with
+    /// fewer is refused for its arity before anything is parsed.
+    const POSITIONALS: usize;
+    /// Its `INFO rl` counters.
+    fn stats() -> &'static Counters;
+    /// Where its registered data type is kept (set once, at load).
+    fn registered() -> &'static AtomicPtr<RedisModuleType>;
+    /// Its arguments after the key: the positionals, then the options.
+    fn grammar<'a, F: Fn(usize) -> &'a [u8]>(c: &mut Cursor<'a, F>) -> Result<(Self, Options), ArgError>;
+
+    /// Its registered data type.
+    #[inline]
+    fn redis_type() -> *mut RedisModuleType {
+        Self::registered().load(Ordering::Relaxed)
+    }
+
+    /// Its command's arguments (`args[0]` the command, `args[1]` the key).
+    #[inline]
+    fn parse_command(args: &Argv<'_>) -> Result<(Self, Options), ArgError> {
+        Self::grammar(&mut Cursor::command(args.len(), |i| args.bytes(i), 2, Self::POSITIONALS, true)?)
+    }
+}
+
+/// A fresh slot for a kind's data type.
+macro_rules! type_slot {
+    () => {{
+        static SLOT: AtomicPtr<RedisModuleType> = AtomicPtr::new(std::ptr::null_mut());
+        &SLOT
+    }};
+}
+
+/// A fresh set of `INFO rl` counters.
+macro_rules! counters {
+    () => {{
+        static COUNTERS: Counters = Counters::new();
+        &COUNTERS
+    }};
+}
+
+/// `RL.GCRA key limit period_ms [BURST n] [COST n] [PEEK]`
+impl Kind for Gcra {
+    const COMMAND: &'static CStr = c"RL.GCRA";
+    const KEYWORD: &'static str = "GCRA";
+    const TYPE_NAME: &'static CStr = c"rl-gcra--";
+    const EVENT: &'static CStr = c"rl.gcra";
+    const INFO_NAME: &'static CStr = c"gcra";
+    const DOCS: &'static Info = &command_info::GCRA;
+    const POSITIONALS: usize = 2;
+    fn stats() -> &'static Counters {
+        counters!()
+    }
+    fn registered() -> &'static AtomicPtr<RedisModuleType> {
+        type_slot!()
+    }
+    fn grammar<'a, F: Fn(usize) -> &'a [u8]>(c: &mut Cursor<'a, F>) -> Result<(Self, Options), ArgError> {
+        let limit = c.next_count("limit")?;
+        let period = c.next_period("period_ms")?;
+        let opts = c.options(true)?;
+        Ok((Gcra::new(limit, period, opts.burst.unwrap_or(limit))?, opts))
+    }
+}
+
+/// `RL.TOKENBUCKET key capacity refill_tokens refill_period_ms [COST n] [PEEK]`
+impl Kind for TokenBucket {
+    const COMMAND: &'static CStr = c"RL.TOKENBUCKET";
+    const KEYWORD: &'static str = "TOKENBUCKET";
+    const TYPE_NAME: &'static CStr = c"rl-tbkt--";
+    const EVENT: &'static CStr = c"rl.tokenbucket";
+    const INFO_NAME: &'static CStr = c"tokenbucket";
+    const DOCS: &'static Info = &command_info::TOKENBUCKET;
+    const POSITIONALS: usize = 3;
+    fn stats() -> &'static Counters {
+        counters!()
+    }
+    fn registered() -> &'static AtomicPtr<RedisModuleType> {
+        type_slot!()
+    }
+    fn grammar<'a, F: Fn(usize) -> &'a [u8]>(c: &mut Cursor<'a, F>) -> Result<(Self, Options), ArgError> {
+        let capacity = c.next_count("capacity")?;
+        let refill_tokens = c.next_count("refill_tokens")?;
+        let refill_period = c.next_period("refill_period_ms")?;
+        let opts = c.options(false)?;
+        Ok((TokenBucket::new(capacity, refill_tokens, refill_period)?, opts))
+    }
+}
+
+/// `RL.SLIDE key limit window_ms [COST n] [PEEK]`
+impl Kind for SlidingWindow {
+    const COMMAND: &'static CStr = c"RL.SLIDE";
+    const KEYWORD: &'static str = "SLIDE";
+    const TYPE_NAME: &'static CStr = c"rl-slide-";
+    const EVENT: &'static CStr = c"rl.slide";
+    const INFO_NAME: &'static CStr = c"slide";
+    const DOCS: &'static Info = &command_info::SLIDE;
+    const POSITIONALS: usize = 2;
+    fn stats() -> &'static Counters {
+        counters!()
+    }
+    fn registered() -> &'static AtomicPtr<RedisModuleType> {
+        type_slot!()
+    }
+    fn grammar<'a, F: Fn(usize) -> &'a [u8]>(c: &mut Cursor<'a, F>) -> Result<(Self, Options), ArgError> {
+        let limit = c.next_count("limit")?;
+        let window = c.next_period("window_ms")?;
+        let opts = c.options(false)?;
+        Ok((SlidingWindow::new(limit, window), opts))
+    }
+}
+
+/// Something to do with every kind in turn ([`each`]).
+pub trait EachKind {
+    fn kind<K: Kind>(&mut self);
+}
+
+/// Something to do with one kind, chosen at run time ([`by_keyword`], [`by_tag`]).
+pub trait WithKind {
+    type Out;
+    fn run<K: Kind>(self) -> Self::Out;
+}
+
+macro_rules! dispatch {
+    ($($variant:ident: $kind:ty,)*) => {
+        /// Every kind's keyword, in order.
+        pub const KEYWORDS: &[&str] = &[$(<$kind as Kind>::KEYWORD),*];
+
+        /// Runs `v` for every kind, in order.
+        pub fn each(v: &mut impl EachKind) {
+            $(v.kind::<$kind>();)*
+        }
+
+        /// Runs `w` for the kind whose keyword is `word` (any case); gives
+        /// `w` back if none is.
+        pub fn by_keyword<W: WithKind>(word: &[u8], w: W) -> Result<W::Out, W> {
+            $(if word.eq_ignore_ascii_case(<$kind as Kind>::KEYWORD.as_bytes()) {
+                return Ok(w.run::<$kind>());
+            })*
+            Err(w)
+        }
+
+        /// Runs `w` for the kind whose effect payloads start with `tag`.
+        pub fn by_tag<W: WithKind>(tag: u8, w: W) -> Result<W::Out, W> {
+            $(if tag == <<$kind as Algorithm>::State as Stored>::TAG {
+                return Ok(w.run::<$kind>());
+            })*
+            Err(w)
+        }
+    };
+}
+with_kinds!(dispatch);
+
+/// Whether `word` names a kind (any case).
+pub fn is_keyword(word: &[u8]) -> bool {
+    KEYWORDS.iter().any(|k| word.eq_ignore_ascii_case(k.as_bytes()))
+}
+
+/// "GCRA, TOKENBUCKET or SLIDE": the kinds, for error texts.
+pub fn expected() -> String {
+    match KEYWORDS.split_last() {
+        Some((last, [])) => (*last).to_string(),
+        Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+        None => String::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct Names(Vec<String>);
+    impl EachKind for Names {
+        fn kind<K: Kind>(&mut self) {
+            self.0.push(K::COMMAND.to_str().unwrap().to_string());
+        }
+    }
+
+    #[test]
+    fn every_kind_is_listed_once_with_its_own_names() {
+        let mut names = Names(Vec::new());
+        each(&mut names);
+        assert_eq!(names.0, ["RL.GCRA", "RL.TOKENBUCKET", "RL.SLIDE"]);
+        assert_eq!(expected(), "GCRA, TOKENBUCKET or SLIDE");
+        // Each command is RL.<keyword>, and data type names are 9 characters.
+        struct Check;
+        impl EachKind for Check {
+            fn kind<K: Kind>(&mut self) {
+                assert_eq!(K::COMMAND.to_str().unwrap(), format!("RL.{}", K::KEYWORD));
+                assert_eq!(K::TYPE_NAME.to_bytes().len(), 9, "{:?}", K::TYPE_NAME);
+                assert_eq!(K::DOCS.arity, -(2 + K::POSITIONALS as i32), "{:?}", K::COMMAND);
+                assert!(std::ptr::eq(K::stats(), K::stats()));
+            }
+        }
+        each(&mut Check);
+    }
+
+    struct Tag;
+    impl WithKind for Tag {
+        type Out = &'static str;
+        fn run<K: Kind>(self) -> &'static str {
+            K::KEYWORD
+        }
+    }
+
+    #[test]
+    fn keywords_and_tags_find_their_kind() {
+        assert_eq!(by_keyword(b"slide", Tag).ok(), Some("SLIDE"));
+        assert_eq!(by_keyword(b"TokenBucket", Tag).ok(), Some("TOKENBUCKET"));
+        assert!(by_keyword(b"LEAKY", Tag).is_err());
+        assert_eq!(by_tag(b'G', Tag).ok(), Some("GCRA"));
+        assert!(by_tag(b'X', Tag).is_err());
+        assert!(is_keyword(b"gcra") && !is_keyword(b"PEEK"));
+    }
+}

@@ -1,0 +1,213 @@
+//! The one key-state path: open, read, decide, write, expire, signal,
+//! notify, propagate. The single commands, `RL.ALL`, `RL.PEEK` and
+//! `RL.APPLY` all read and write a limiter key through [`KeyState`], so the
+//! order of those steps, and what is counted, is written once.
+//!
+//! A write is a [`Change`]: `Consume` and `Repair` store a state and its
+//! expiry (a repair is counted in `INFO rl` as one), `Delete` removes the
+//! key. The key is closed before the server is told about the write, as a
+//! built-in command does.
+
+use std::ffi::c_void;
+
+use redis_module::raw::{self, RedisModuleString};
+
+use crate::core::{Change, Write};
+
+use super::effect::{self, Propagated};
+use super::ffi::{api, log_warning, Ctx, OpenKey, Slot};
+use super::kinds::Kind;
+use super::stats;
+use super::stored;
+
+pub const WRONGTYPE: &str = "WRONGTYPE Operation against a key holding the wrong kind of value";
+
+/// The key holds another Redis type or another kind's state.
+pub struct WrongType;
+
+/// What was written, for [`KeyState::announce`].
+#[derive(Clone, Copy)]
+enum Written<S> {
+    Nothing,
+    /// A state and its absolute expiry (ms; 0: the expiry was left alone).
+    State(S, u64),
+    Deleted,
+}
+
+/// One limiter key of kind `K`, from open to announce.
+pub struct KeyState<'c, K: Kind> {
+    ctx: Ctx<'c>,
+    name: *mut RedisModuleString,
+    /// Open until [`close`](Self::close).
+    key: Option<OpenKey<'c>>,
+    /// The value found at open, and its state.
+    held: Option<(K::State, *mut c_void)>,
+    written: Written<K::State>,
+}
+
+impl<'c, K: Kind> KeyState<'c, K> {
+    /// Opens `name` for reading and writing and reads its state: `None` for
+    /// an empty key. Another type in the key is [`WrongType`].
+    #[inline]
+    pub fn open(ctx: Ctx<'c>, name: *mut RedisModuleString) -> Result<Self, WrongType> {
+        Self::open_with(ctx, name, OpenKey::write(ctx, name))
+    }
+
+    /// Opens `name` for reading only (`RL.PEEK`): the state can be read,
+    /// never written.
+    #[inline]
+    pub fn open_read(ctx: Ctx<'c>, name: *mut RedisModuleString) -> Result<Self, WrongType> {
+        Self::open_with(ctx, name, OpenKey::read(ctx, name))
+    }
+
+    /// Opens `name` for writing whatever it holds (`RL.APPLY`, which
+    /// replaces the value as SET or RESTORE would): see [`apply`](Self::apply).
+    pub fn open_any(ctx: Ctx<'c>, name: *mut RedisModuleString) -> Self {
+        Self { ctx, name, key: Some(OpenKey::write(ctx, name)), held: None, written: Written::Nothing }
+    }
+
+    #[inline]
+    fn open_with(ctx: Ctx<'c>, name: *mut RedisModuleString, key: OpenKey<'c>) -> Result<Self, WrongType> {
+        let held = match key.slot() {
+            Slot::Empty => None,
+            // SAFETY: the value belongs to K's registered type, whose values
+            // are all made by `stored::new_value::<K::State>`.
+            Slot::Module(ty, value) if ty == K::redis_type() => Some((unsafe { stored::read(value) }, value)),
+            _ => return Err(WrongType),
+        };
+        Ok(Self { ctx, name, key: Some(key), held, written: Written::Nothing })
+    }
+
+    /// The state read at open.
+    #[inline]
+    pub fn state(&self) -> Option<K::State> {
+        self.held.map(|(state, _)| state)
+    }
+
+    /// Makes `change`, setting the key's expiry (`now_us`: the time the
+    /// command runs at). False if the server refused the value (or the key
+    /// is already closed).
+    #[inline]
+    pub fn write(&mut self, change: &Change<K::State>, now_us: u64) -> bool {
+        match change {
+            Change::Consume(w) => self.store(w, now_us),
+            Change::Repair(w) => {
+                let stored = self.store(w, now_us);
+                if stored {
+                    stats::count(&stats::REPAIRS);
+                }
+                stored
+            }
+            // Only a repair deletes today: counts a window change mapped away.
+            Change::Delete => {
+                let deleted = self.delete();
+                if deleted && matches!(self.written, Written::Deleted) {
+                    stats::count(&stats::REPAIRS);
+                }
+                deleted
+            }
+        }
+    }
+
+    #[inline]
+    fn store(&mut self, w: &Write<K::State>, now_us: u64) -> bool {
+        let Some(key) = &self.key else { return false };
+        let stored = match self.held {
+            // SAFETY: as in `open_with`; the key is open for writing.
+            Some((_, value)) => unsafe { stored::update(key, K::redis_type(), value, w.state) },
+            None => {
+                let created = key.set_value(K::redis_type(), stored::new_value(w.state));
+                if created {
+                    stats::count(&stats::KEYS_CREATED);
+                }
+                created
+            }
+        };
+        // An expiry the server refused is a failed store: PTTL must equal reset.
+        let stored = stored && key.set_expire_at(w.expire_at_ms, now_us / 1000);
+        if stored {
+            self.written = Written::State(w.state, w.expire_at_ms);
+        }
+        stored
+    }
+
+    fn delete(&mut self) -> bool {
+        let Some(key) = &self.key else { return false };
+        if self.held.is_none() {
+            return true;
+        }
+        let deleted = key.delete();
+        if deleted {
+            self.held = None;
+            self.written = Written::Deleted;
+        }
+        deleted
+    }
+
+    /// Stores a propagated effect (`RL.APPLY`): whatever the key held, it
+    /// now holds `state`; an `expire_at_ms` of 0 leaves the expiry alone.
+    /// Counts nothing: the master counted it.
+    pub fn apply(&mut self, state: K::State, expire_at_ms: u64, now_us: u64) -> bool {
+        let Some(key) = &self.key else { return false };
+        let stored = match key.slot() {
+            // SAFETY: as in `open_with`.
+            Slot::Module(ty, value) if ty == K::redis_type() => unsafe {
+                stored::update(key, K::redis_type(), value, state)
+            },
+            _ => key.set_value(K::redis_type(), stored::new_value(state)),
+        };
+        let stored = stored && (expire_at_ms == 0 || key.set_expire_at(expire_at_ms, now_us / 1000));
+        if stored {
+            self.written = Written::State(state, expire_at_ms);
+        }
+        stored
+    }
+
+    /// Closes the key (the server is told about writes only after this).
+    #[inline]
+    pub fn close(&mut self) {
+        self.key = None;
+    }
+
+    /// Tells the server about what was written: WATCH, the keyspace event,
+    /// and (`propagate`) the effect for replicas and the AOF (`flags`: the
+    /// command's context flags). Closes the key first if still open.
+    #[inline]
+    pub fn announce(&mut self, flags: u32, propagate: bool) {
+        self.close();
+        let (ctx, name) = (self.ctx.raw(), self.name);
+        let sent = match self.written {
+            Written::Nothing => return,
+            Written::State(state, expire_at_ms) => {
+                api!(RedisModule_SignalModifiedKey(ctx, name));
+                api!(RedisModule_NotifyKeyspaceEvent(ctx, raw::REDISMODULE_NOTIFY_MODULE, K::EVENT.as_ptr(), name));
+                if !propagate {
+                    return;
+                }
+                if !effect::needed(flags) {
+                    // Still a change to the dataset, for RDB save points.
+                    effect::count_change(self.ctx);
+                    return;
+                }
+                let mut buf = [0u8; stored::MAX_PAYLOAD];
+                effect::replicate(self.ctx, name, stored::encode(&state, expire_at_ms, &mut buf))
+            }
+            Written::Deleted => {
+                api!(RedisModule_SignalModifiedKey(ctx, name));
+                api!(RedisModule_NotifyKeyspaceEvent(ctx, raw::REDISMODULE_NOTIFY_GENERIC, c"del".as_ptr(), name));
+                if !propagate {
+                    return;
+                }
+                // `DEL key` reads no clock: safe for any consumer, and it
+                // counts as a change to the dataset whether or not one exists.
+                effect::replicate_delete(self.ctx, name)
+            }
+        };
+        match sent {
+            Propagated::Sent => stats::count(&stats::EFFECTS),
+            Propagated::Refused => {
+                log_warning("RL.APPLY could not be propagated; replicas and the AOF may miss a write")
+            }
+        }
+    }
+}
