@@ -312,7 +312,7 @@ fn bad_arguments_get_an_error_naming_the_problem_and_write_nothing() {
         ("1 a TOKENBUCKET 1 4294967296 1000", "ERR refill_tokens is out of range (must be 1 to 4294967295) (spec 1)"),
         (
             "1 a GCRA 1 1000000000000 BURST 4294967295",
-            "ERR BURST is out of range: BURST * period_ms / limit exceeds 10^15 ms (spec 1)",
+            "ERR BURST is out of range: BURST * period_ms / limit exceeds 10^12 ms (spec 1)",
         ),
         ("1 a SLIDE 1 1 PEEK PEEK", "ERR syntax error: PEEK must be the last argument"),
         ("2 a b SLIDE 1 1 PEEK SLIDE 1 1", "ERR syntax error: PEEK must be the last argument"),

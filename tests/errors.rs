@@ -104,7 +104,7 @@ fn cases_for(cmd: &str, positional: &'static [Positional]) -> Vec<Case> {
             case(&format!("{base} BURST"), "BURST needs a value"),
             case(&format!("{base} BURST 4294967296"), "BURST is out of range"),
             case(&format!("{base} BURST 2 burst 3"), "BURST given more than once"),
-            // 4294967295 units of 10^15 µs each: the refill time overflows.
+            // 4294967295 units of 10^12 ms each: far past the 10^12 ms refill bound.
             case("1 1000000000000 BURST 4294967295", "BURST is out of range"),
         ]);
     } else {

@@ -1,8 +1,9 @@
 //! The pure core: rate-limiting algorithms with no Redis and no clock.
 //!
 //! Each algorithm is a validated parameter struct with a
-//! `check(state, now_us, cost) -> Outcome` method. Time is `u64` microseconds
-//! since the Unix epoch, passed in by the caller; decisions are exact integer
+//! `check(state, now, cost) -> Outcome` method. Time is `u64` nanoseconds
+//! since the Unix epoch for GCRA and the token bucket (microseconds for the
+//! sliding window), passed in by the caller; decisions are exact integer
 //! arithmetic (no floating point), and nothing here allocates.
 
 pub mod decision;

@@ -10,7 +10,10 @@
 //!
 //! Payload (little-endian): `tag:u8  word:u64 × WORDS  expire_at_ms:u64`,
 //! where `expire_at_ms == 0` means "leave the expiry alone" (AOF rewrite,
-//! where the server emits PEXPIREAT itself).
+//! where the server emits PEXPIREAT itself). The tag names the type and the
+//! unit of its times: `g` and `t` (GCRA, token bucket) carry ns; `G` and `T`,
+//! which 0.1.0 wrote (old AOF files, an 0.1.0 master's stream), carry µs and
+//! are still read; `S` (sliding window, in ms) is unchanged.
 
 use std::ffi::{c_void, CStr};
 use std::os::raw::c_int;
@@ -44,15 +47,20 @@ pub fn encode<'b, S: Stored>(state: &S, expire_at_ms: u64, buf: &'b mut [u8; MAX
 
 /// The state and expiry in a payload of type `S`, if it is well formed.
 pub fn decode<S: Stored>(payload: &[u8]) -> Option<(S, u64)> {
-    if payload.len() != 1 + 8 * S::WORDS + 8 || payload[0] != S::TAG {
+    if payload.len() != 1 + 8 * S::WORDS + 8 {
         return None;
     }
+    let from_words: fn([u64; MAX_WORDS]) -> Option<S> = match payload[0] {
+        t if t == S::TAG => S::from_words,
+        t if t == S::V0_TAG => S::from_v0_words,
+        _ => return None,
+    };
     let word = |i: usize| u64::from_le_bytes(payload[1 + 8 * i..9 + 8 * i].try_into().unwrap_or([0; 8]));
     let mut words = [0u64; MAX_WORDS];
     for (i, w) in words.iter_mut().enumerate().take(S::WORDS) {
         *w = word(i);
     }
-    Some((S::from_words(words)?, word(S::WORDS)))
+    Some((from_words(words)?, word(S::WORDS)))
 }
 
 /// What became of a write's effect.
@@ -202,8 +210,10 @@ pub fn apply_command(ctx: *mut RedisModuleCtx, args: Argv<'_>) {
     }
     let payload = args.bytes(2);
     let applied = match payload.first() {
-        Some(&GcraState::TAG) => store::<GcraState>(ctx, args.string(1), payload),
-        Some(&TokenBucketState::TAG) => store::<TokenBucketState>(ctx, args.string(1), payload),
+        Some(&GcraState::TAG | &GcraState::V0_TAG) => store::<GcraState>(ctx, args.string(1), payload),
+        Some(&TokenBucketState::TAG | &TokenBucketState::V0_TAG) => {
+            store::<TokenBucketState>(ctx, args.string(1), payload)
+        }
         Some(&SlidingWindowState::TAG) => store::<SlidingWindowState>(ctx, args.string(1), payload),
         _ => false,
     };
@@ -260,7 +270,7 @@ mod tests {
     #[test]
     fn payloads_round_trip() {
         let mut buf = [0u8; MAX_PAYLOAD];
-        let g = GcraState { tat_us: 1_800_000_000_123_456 };
+        let g = GcraState { tat_ns: 1_800_000_000_123_456_789 };
         let p = encode(&g, 1_800_000_000_124, &mut buf).to_vec();
         assert_eq!(p.len(), 17);
         assert_eq!(decode::<GcraState>(&p), Some((g, 1_800_000_000_124)));
@@ -270,6 +280,30 @@ mod tests {
         let p = encode(&s, 0, &mut buf).to_vec();
         assert_eq!(p.len(), 33);
         assert_eq!(decode::<SlidingWindowState>(&p), Some((s, 0)));
+    }
+
+    #[test]
+    fn payloads_of_0_1_0_carry_microseconds() {
+        // 0.1.0's GCRA payload: tag G, the TAT in µs, the expiry.
+        let mut p = vec![b'G'];
+        p.extend_from_slice(&1_800_000_000_123_456u64.to_le_bytes());
+        p.extend_from_slice(&1_800_000_000_124u64.to_le_bytes());
+        let want = GcraState { tat_ns: 1_800_000_000_123_456_000 };
+        assert_eq!(decode::<GcraState>(&p), Some((want, 1_800_000_000_124)));
+        assert_eq!(decode::<TokenBucketState>(&p), None, "tags differ");
+        p[0] = b'T';
+        let want = TokenBucketState { full_at_ns: 1_800_000_000_123_456_000 };
+        assert_eq!(decode::<TokenBucketState>(&p), Some((want, 1_800_000_000_124)));
+        // A new payload is never read as an old one, nor the other way round.
+        let mut buf = [0u8; MAX_PAYLOAD];
+        assert_eq!(encode(&want, 0, &mut buf)[0], b't');
+        assert_ne!(GcraState::TAG, GcraState::V0_TAG);
+        // 0.1.0 accepted refills up to 10^15 ms: a time past 2^63 ns is
+        // kept as the largest valid one (read as drained, then repaired).
+        p[1..9].copy_from_slice(&(u64::MAX / 1000).to_le_bytes());
+        assert_eq!(decode::<TokenBucketState>(&p).map(|s| s.0.full_at_ns), Some((1 << 63) - 1));
+        p[1..9].copy_from_slice(&(1u64 << 63).to_le_bytes());
+        assert_eq!(decode::<TokenBucketState>(&p), None);
     }
 
     #[test]

@@ -9,8 +9,10 @@
 //! `used_memory` and `maxmemory` see them. Every callback is generic over
 //! [`Stored`]; the encodings are:
 //!
-//! - RDB (encoding version 0): the state's words as RDB unsigneds. Future
-//!   versions add a new encoding version and keep loading version 0.
+//! - RDB (encoding version 1): the state's words as RDB unsigneds, times in
+//!   ns. Version 0 (release 0.1.0) wrote the same words with GCRA and
+//!   token-bucket times in µs; it still loads, converted (see
+//!   [`Stored::from_v0_words`]). DUMP payloads carry the version too.
 //! - AOF rewrite: `RL.APPLY key <payload>` (see `effect`), the same command
 //!   that replicates writes; the server adds `PEXPIREAT` itself.
 //! - DEBUG DIGEST-VALUE: the words, in order.
@@ -28,8 +30,8 @@ use crate::core::{GcraState, SlidingWindowState, TokenBucketState};
 use super::effect;
 use super::ffi::{api, OpenKey};
 
-/// The RDB encoding version every type writes today.
-pub const ENCODING_VERSION: c_int = 0;
+/// The RDB encoding version every type writes today: 1, times in ns.
+pub const ENCODING_VERSION: c_int = 1;
 
 /// The most words any state has.
 pub const MAX_WORDS: usize = 3;
@@ -42,6 +44,9 @@ pub trait Stored: Copy + Sized + 'static {
     const EVENT: &'static CStr;
     /// The tag byte of its effect payload.
     const TAG: u8;
+    /// The tag byte 0.1.0 wrote for it (RL.APPLY in old AOF files and
+    /// replication streams): its words in the encoding of RDB version 0.
+    const V0_TAG: u8;
     /// How many of the words it uses.
     const WORDS: usize;
     /// Whether the state lives in the value pointer (one word below 2^63,
@@ -50,6 +55,11 @@ pub trait Stored: Copy + Sized + 'static {
     fn to_words(&self) -> [u64; MAX_WORDS];
     /// `None` for words no valid state has (a corrupt payload or file).
     fn from_words(words: [u64; MAX_WORDS]) -> Option<Self>;
+    /// The same from the words 0.1.0 wrote (RDB encoding version 0, payload
+    /// tag [`Self::V0_TAG`]).
+    fn from_v0_words(words: [u64; MAX_WORDS]) -> Option<Self> {
+        Self::from_words(words)
+    }
     /// The registered type, set once at load.
     fn slot() -> &'static AtomicPtr<RedisModuleType>;
 
@@ -65,14 +75,18 @@ static SLIDE_TYPE: AtomicPtr<RedisModuleType> = AtomicPtr::new(std::ptr::null_mu
 impl Stored for GcraState {
     const NAME: &'static CStr = c"rl-gcra--";
     const EVENT: &'static CStr = c"rl.gcra";
-    const TAG: u8 = b'G';
+    const TAG: u8 = b'g';
+    const V0_TAG: u8 = b'G';
     const WORDS: usize = 1;
     const INLINE: bool = true;
     fn to_words(&self) -> [u64; MAX_WORDS] {
-        [self.tat_us, 0, 0]
+        [self.tat_ns, 0, 0]
     }
     fn from_words(w: [u64; MAX_WORDS]) -> Option<Self> {
-        (w[0] < INLINE_TAG).then_some(Self { tat_us: w[0] })
+        (w[0] < INLINE_TAG).then_some(Self { tat_ns: w[0] })
+    }
+    fn from_v0_words(w: [u64; MAX_WORDS]) -> Option<Self> {
+        us_to_ns(w[0]).map(|tat_ns| Self { tat_ns })
     }
     fn slot() -> &'static AtomicPtr<RedisModuleType> {
         &GCRA_TYPE
@@ -82,14 +96,18 @@ impl Stored for GcraState {
 impl Stored for TokenBucketState {
     const NAME: &'static CStr = c"rl-tbkt--";
     const EVENT: &'static CStr = c"rl.tokenbucket";
-    const TAG: u8 = b'T';
+    const TAG: u8 = b't';
+    const V0_TAG: u8 = b'T';
     const WORDS: usize = 1;
     const INLINE: bool = true;
     fn to_words(&self) -> [u64; MAX_WORDS] {
-        [self.full_at_us, 0, 0]
+        [self.full_at_ns, 0, 0]
     }
     fn from_words(w: [u64; MAX_WORDS]) -> Option<Self> {
-        (w[0] < INLINE_TAG).then_some(Self { full_at_us: w[0] })
+        (w[0] < INLINE_TAG).then_some(Self { full_at_ns: w[0] })
+    }
+    fn from_v0_words(w: [u64; MAX_WORDS]) -> Option<Self> {
+        us_to_ns(w[0]).map(|full_at_ns| Self { full_at_ns })
     }
     fn slot() -> &'static AtomicPtr<RedisModuleType> {
         &TOKEN_BUCKET_TYPE
@@ -100,6 +118,8 @@ impl Stored for SlidingWindowState {
     const NAME: &'static CStr = c"rl-slide-";
     const EVENT: &'static CStr = c"rl.slide";
     const TAG: u8 = b'S';
+    /// Unchanged: the window's state is in ms.
+    const V0_TAG: u8 = b'S';
     const WORDS: usize = 3;
     const INLINE: bool = false;
     /// `[window_start_ms, window_ms, cur | prev << 32]`
@@ -119,8 +139,17 @@ impl Stored for SlidingWindowState {
     }
 }
 
+/// A time in µs written by 0.1.0, in ns. 0.1.0 accepted refill times up to
+/// 10^15 ms, so a time further ahead than 2^63 ns (year 2262) could be
+/// stored: it becomes the largest valid time, which reads as drained and is
+/// repaired to one refill from now on the next call (as a clock jump is).
+/// `None` for a word no 0.1.0 state has.
+fn us_to_ns(us: u64) -> Option<u64> {
+    (us < INLINE_TAG).then(|| us.saturating_mul(1000).min(INLINE_TAG - 1))
+}
+
 /// The top bit of an inline value. Every valid one-word state is below it
-/// (times in µs stay below 2^63 for 290,000 years), so an inline value is
+/// (times in ns stay below 2^63 until the year 2262), so an inline value is
 /// never NULL, which the server would take for "no value" (a failed COPY or
 /// RDB load).
 const INLINE_TAG: u64 = 1 << 63;
@@ -180,9 +209,11 @@ fn value_size<S: Stored>() -> usize {
 }
 
 unsafe extern "C" fn rdb_load<S: Stored>(rdb: *mut RedisModuleIO, encver: c_int) -> *mut c_void {
-    if encver != ENCODING_VERSION {
-        return std::ptr::null_mut();
-    }
+    let decode: fn([u64; MAX_WORDS]) -> Option<S> = match encver {
+        0 => S::from_v0_words,
+        1 => S::from_words,
+        _ => return std::ptr::null_mut(),
+    };
     let mut words = [0u64; MAX_WORDS];
     for w in words.iter_mut().take(S::WORDS) {
         *w = api!(RedisModule_LoadUnsigned(rdb));
@@ -190,7 +221,7 @@ unsafe extern "C" fn rdb_load<S: Stored>(rdb: *mut RedisModuleIO, encver: c_int)
     if api!(RedisModule_IsIOError(rdb)) != 0 {
         return std::ptr::null_mut();
     }
-    match S::from_words(words) {
+    match decode(words) {
         Some(state) => new_value(state),
         None => std::ptr::null_mut(),
     }

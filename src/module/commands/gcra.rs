@@ -1,5 +1,6 @@
 //! `RL.GCRA key limit period_ms [BURST n] [COST n] [PEEK]`
 
+use crate::core::time::NS_PER_US;
 use crate::core::{Gcra, GcraState, Outcome};
 use crate::module::args::{self, Accepts, ArgError, Options};
 use crate::module::ffi::Argv;
@@ -22,6 +23,6 @@ impl Limiter for Gcra {
     }
 
     fn check(&self, state: Option<GcraState>, now_us: u64, cost: u64) -> Outcome<GcraState> {
-        Gcra::check(self, state, now_us, cost)
+        Gcra::check(self, state, now_us.saturating_mul(NS_PER_US), cost)
     }
 }

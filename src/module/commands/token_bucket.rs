@@ -1,5 +1,6 @@
 //! `RL.TOKENBUCKET key capacity refill_tokens refill_period_ms [COST n] [PEEK]`
 
+use crate::core::time::NS_PER_US;
 use crate::core::{Outcome, TokenBucket, TokenBucketState};
 use crate::module::args::{self, Accepts, ArgError, Options};
 use crate::module::ffi::Argv;
@@ -23,6 +24,6 @@ impl Limiter for TokenBucket {
     }
 
     fn check(&self, state: Option<TokenBucketState>, now_us: u64, cost: u64) -> Outcome<TokenBucketState> {
-        TokenBucket::check(self, state, now_us, cost)
+        TokenBucket::check(self, state, now_us.saturating_mul(NS_PER_US), cost)
     }
 }
