@@ -486,11 +486,11 @@ fn decide(model: &mut Model, spec: &GenSpec, now_us: u64, phase: Phase) -> Decis
     match spec.key {
         0 => {
             let g = Gcra::new(spec.size, spec.period_ms, spec.size).expect("valid");
-            step(&mut model.gcra, |s, cost| g.check(s, now_us, cost), now_ms, cost, phase)
+            step(&mut model.gcra, |s, cost| g.check(s, now_us * 1000, cost), now_ms, cost, phase)
         }
         1 => {
             let t = TokenBucket::new(spec.size, 1, spec.period_ms).expect("valid");
-            step(&mut model.tb, |s, cost| t.check(s, now_us, cost), now_ms, cost, phase)
+            step(&mut model.tb, |s, cost| t.check(s, now_us * 1000, cost), now_ms, cost, phase)
         }
         _ => {
             let w = SlidingWindow::new(spec.size, spec.period_ms);
