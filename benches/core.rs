@@ -6,28 +6,30 @@ use std::hint::black_box;
 use criterion::{criterion_group, criterion_main, Criterion};
 use redis_rl::core::{Gcra, SlidingWindow, TokenBucket};
 
-/// A realistic "now", µs since the epoch.
+/// A realistic "now", µs since the epoch (the sliding window's unit).
 const NOW: u64 = 1_800_000_000_000_000;
+/// The same in ns (GCRA's and the token bucket's unit).
+const NOW_NS: u64 = NOW * 1000;
 
 fn gcra(c: &mut Criterion) {
     let mut g = c.benchmark_group("gcra");
     let lim = Gcra::new(100, 60_000, 100).unwrap();
-    let idle = lim.check(None, NOW, 1).write.unwrap().state;
-    let drained = lim.check(None, NOW, 100).write.unwrap().state;
-    assert!(lim.check(Some(idle), NOW, 1).decision.allowed && !lim.check(Some(drained), NOW, 1).decision.allowed);
-    g.bench_function("allow", |b| b.iter(|| lim.check(black_box(Some(idle)), black_box(NOW), black_box(1))));
-    g.bench_function("deny", |b| b.iter(|| lim.check(black_box(Some(drained)), black_box(NOW), black_box(1))));
+    let idle = lim.check(None, NOW_NS, 1).write.unwrap().state;
+    let drained = lim.check(None, NOW_NS, 100).write.unwrap().state;
+    assert!(lim.check(Some(idle), NOW_NS, 1).decision.allowed && !lim.check(Some(drained), NOW_NS, 1).decision.allowed);
+    g.bench_function("allow", |b| b.iter(|| lim.check(black_box(Some(idle)), black_box(NOW_NS), black_box(1))));
+    g.bench_function("deny", |b| b.iter(|| lim.check(black_box(Some(drained)), black_box(NOW_NS), black_box(1))));
     g.finish();
 }
 
 fn token_bucket(c: &mut Criterion) {
     let mut g = c.benchmark_group("token_bucket");
     let lim = TokenBucket::new(100, 10, 1_000).unwrap();
-    let idle = lim.check(None, NOW, 1).write.unwrap().state;
-    let drained = lim.check(None, NOW, 100).write.unwrap().state;
-    assert!(lim.check(Some(idle), NOW, 1).decision.allowed && !lim.check(Some(drained), NOW, 1).decision.allowed);
-    g.bench_function("allow", |b| b.iter(|| lim.check(black_box(Some(idle)), black_box(NOW), black_box(1))));
-    g.bench_function("deny", |b| b.iter(|| lim.check(black_box(Some(drained)), black_box(NOW), black_box(1))));
+    let idle = lim.check(None, NOW_NS, 1).write.unwrap().state;
+    let drained = lim.check(None, NOW_NS, 100).write.unwrap().state;
+    assert!(lim.check(Some(idle), NOW_NS, 1).decision.allowed && !lim.check(Some(drained), NOW_NS, 1).decision.allowed);
+    g.bench_function("allow", |b| b.iter(|| lim.check(black_box(Some(idle)), black_box(NOW_NS), black_box(1))));
+    g.bench_function("deny", |b| b.iter(|| lim.check(black_box(Some(drained)), black_box(NOW_NS), black_box(1))));
     g.finish();
 }
 

@@ -127,6 +127,21 @@ if ((run_unit)); then
     fi
 fi
 
+# Release 0.1.0 of the module, for the rolling-upgrade test (an 0.1.0 master
+# feeding a replica running this build); built once from this repository's
+# history into .deps/.
+if [[ -z ${RL_MODULE_0_1_0:-} ]]; then
+    echo
+    echo "== release 0.1.0 of the module, for the rolling-upgrade test =="
+    start=$SECONDS
+    if RL_MODULE_0_1_0=$(scripts/build-0.1.0.sh); then
+        export RL_MODULE_0_1_0
+        record "release 0.1.0 built (rolling upgrade)" ok $((SECONDS - start))
+    else
+        record "release 0.1.0 built (rolling upgrade)" FAILED $((SECONDS - start))
+    fi
+fi
+
 for server in "$@"; do
     bin=$(command -v "$server" || true)
     if [[ -z $bin ]]; then

@@ -312,7 +312,7 @@ fn bad_arguments_get_an_error_naming_the_problem_and_write_nothing() {
         ("1 a TOKENBUCKET 1 4294967296 1000", "ERR refill_tokens is out of range (must be 1 to 4294967295) (spec 1)"),
         (
             "1 a GCRA 1 1000000000000 BURST 4294967295",
-            "ERR BURST is out of range: BURST * period_ms / limit exceeds 10^15 ms (spec 1)",
+            "ERR BURST is out of range: BURST * period_ms / limit exceeds 10^12 ms (spec 1)",
         ),
         ("1 a SLIDE 1 1 PEEK PEEK", "ERR syntax error: PEEK must be the last argument"),
         ("2 a b SLIDE 1 1 PEEK SLIDE 1 1", "ERR syntax error: PEEK must be the last argument"),
@@ -491,11 +491,11 @@ fn decide(model: &mut Model, spec: &GenSpec, now_us: u64, phase: Phase) -> Decis
     match spec.key {
         0 => {
             let g = Gcra::new(spec.size, spec.period_ms, spec.size).expect("valid");
-            step(&mut model.gcra, |s, cost| g.check(s, now_us, cost), |_| false, now_ms, cost, phase)
+            step(&mut model.gcra, |s, cost| g.check(s, now_us * 1000, cost), |_| false, now_ms, cost, phase)
         }
         1 => {
             let t = TokenBucket::new(spec.size, 1, spec.period_ms).expect("valid");
-            step(&mut model.tb, |s, cost| t.check(s, now_us, cost), |_| false, now_ms, cost, phase)
+            step(&mut model.tb, |s, cost| t.check(s, now_us * 1000, cost), |_| false, now_ms, cost, phase)
         }
         _ => {
             let w = SlidingWindow::new(spec.size, spec.period_ms);

@@ -120,7 +120,7 @@ fn rl_all_decides_over_hash_tagged_keys_and_refuses_keys_in_different_slots() {
 
     let line = format!(
         "RL.ALL 3 {{tenant:7}}:user:1 {{tenant:7}}:tenant {{tenant:7}}:calls \
-         GCRA 2 {LONG_MS} SLIDE 3 {LONG_MS} TOKENBUCKET 10 1 {LONG_MS} COST 4"
+         GCRA 2 {LONG_MS} SLIDE 3 {LONG_MS} TOKENBUCKET 10 10 {LONG_MS} COST 4"
     );
     let line = line.as_str();
     let (allowed, retry, per_key) = call_all(&mut client, line);
@@ -167,7 +167,7 @@ fn moving_a_slot_to_another_master_keeps_state_ttl_and_the_limit() {
     // Keys that the move must carry untouched: drained, half used, one per algorithm.
     let still = [
         format!("RL.GCRA {{rs}}:still:gcra {LIMIT} {LONG_MS}"),
-        format!("RL.TOKENBUCKET {{rs}}:still:tb {LIMIT} 1 {LONG_MS}"),
+        format!("RL.TOKENBUCKET {{rs}}:still:tb {LIMIT} {LIMIT} {LONG_MS}"),
         format!("RL.SLIDE {{rs}}:still:slide {LIMIT} {LONG_MS}"),
     ];
     for line in &still {
@@ -270,7 +270,7 @@ fn failing_over_to_the_replica_keeps_state_and_the_limit() {
     let replica = cluster.replica_of(master);
     let mut client = cluster.client();
 
-    let drained = format!("RL.TOKENBUCKET {{fo}}:drained {LIMIT} 1 {LONG_MS}");
+    let drained = format!("RL.TOKENBUCKET {{fo}}:drained {LIMIT} {LIMIT} {LONG_MS}");
     let half = format!("RL.GCRA {{fo}}:half {LIMIT} {LONG_MS}");
     let slide = format!("RL.SLIDE {{fo}}:slide {LIMIT} {LONG_MS}");
     for _ in 0..LIMIT {

@@ -6,7 +6,8 @@
 //! - a write's expiry is the reset time (so PTTL == reset_after_ms);
 //! - what a single instant admits never exceeds the current limit.
 //!
-//! Time is whole milliseconds here, as on Redis 7.0.
+//! Time is whole milliseconds here, as on Redis 7.0 (µs for the calls; GCRA
+//! and the token bucket take ns, so their checks scale it).
 
 use proptest::prelude::*;
 use redis_rl::core::{Decision, Gcra, Outcome, SlidingWindow, TokenBucket};
@@ -75,7 +76,7 @@ proptest! {
         for (p, dt, cost) in steps {
             now += dt * MS;
             let g = params[p];
-            let check = |s, t, c| g.check(s, t, c);
+            let check = |s, t: u64, c| g.check(s, t * 1000, c);
             let o = check(state, now, cost);
             exact(&check, state, now, cost, &o)?;
             state = o.write.map(|w| w.state).or(state);
@@ -90,7 +91,7 @@ proptest! {
         for (p, dt, cost) in steps {
             now += dt * MS;
             let b = params[p];
-            let check = |s, t, c| b.check(s, t, c);
+            let check = |s, t: u64, c| b.check(s, t * 1000, c);
             let o = check(state, now, cost);
             exact(&check, state, now, cost, &o)?;
             state = o.write.map(|w| w.state).or(state);

@@ -296,7 +296,7 @@ fn real_dumps(c: &mut redis::Connection) -> Vec<(&'static str, Vec<u8>, ModuleDu
             let payload = dump(c, key).expect("DUMP");
             let parsed = ModuleDump::parse(&payload);
             assert_eq!(parsed.build(), payload, "{key}: the payload builder disagrees with Redis");
-            assert_eq!(parsed.encoding_version(), 0, "{key}: encoding version");
+            assert_eq!(parsed.encoding_version(), 1, "{key}: encoding version");
             (key, payload, parsed)
         })
         .collect()
@@ -371,7 +371,8 @@ fn restore_of_an_unknown_encoding_version_is_refused() {
     let s = frozen_server();
     let mut c = s.conn();
     for (key, _, real) in real_dumps(&mut c) {
-        for encver in [1, 2, 1023] {
+        // 0 is 0.1.0's (tests/compat_0_1_0.rs restores real ones), 1 today's.
+        for encver in [2, 3, 1023] {
             let d = real.with(|d| d.module_id = d.module_id & !1023 | encver);
             assert_eq!(d.encoding_version(), encver);
             assert_refused(&s, &mut c, &format!("{key}: encoding version {encver}"), &d.build(), &[BAD_DATA]);
@@ -385,18 +386,18 @@ fn extreme_but_well_formed_restored_states_read_as_drained_or_idle_never_crash()
     let s = frozen_server();
     let mut c = s.conn();
     let real = real_dumps(&mut c);
-    let now_us = T0_MS * 1000;
+    let now_ns = T0_MS * 1_000_000;
     const FULL: Option<bool> = Some(true);
     const DRAINED: Option<bool> = Some(false);
     // (key of the real dump to start from, the words to put in, the command,
     // whether it must read as full or drained, if the contract says)
     let states: Vec<(&str, Vec<u64>, &str, Option<bool>)> = vec![
-        // The largest time a one-word state can hold (2^63 - 1 µs).
+        // The largest time a one-word state can hold (2^63 - 1 ns).
         ("g", vec![(1 << 63) - 1], "RL.GCRA x 10 60000 BURST 5", DRAINED),
-        ("g", vec![now_us + 3_600_000_000], "RL.GCRA x 10 60000 BURST 5", DRAINED),
+        ("g", vec![now_ns + 3_600_000_000_000], "RL.GCRA x 10 60000 BURST 5", DRAINED),
         ("g", vec![0], "RL.GCRA x 10 60000 BURST 5", FULL),
         ("t", vec![(1 << 63) - 1], "RL.TOKENBUCKET x 5 1 12000", DRAINED),
-        ("t", vec![now_us + 3_600_000_000], "RL.TOKENBUCKET x 5 1 12000", DRAINED),
+        ("t", vec![now_ns + 3_600_000_000_000], "RL.TOKENBUCKET x 5 1 12000", DRAINED),
         ("t", vec![0], "RL.TOKENBUCKET x 5 1 12000", FULL),
         ("s", vec![u64::MAX - 59_999, 60_000, u64::MAX], "RL.SLIDE x 5 60000", DRAINED),
         ("s", vec![T0_MS + 3_600_000, 60_000, 3 | 3 << 32], "RL.SLIDE x 5 60000", DRAINED),
@@ -406,7 +407,7 @@ fn extreme_but_well_formed_restored_states_read_as_drained_or_idle_never_crash()
         ("s", vec![123, 7, 5 << 32], "RL.SLIDE x 5 60000", FULL),
     ];
     // One-word states live in the value pointer and must stay below 2^63:
-    // a larger time (292,000 years on) is no valid state, refused like one.
+    // a larger time (after 2262) is no valid state, refused like one.
     for from in ["g", "t"] {
         let (_, _, d) = real.iter().find(|(k, _, _)| *k == from).unwrap();
         for word in [1 << 63, u64::MAX] {

@@ -104,7 +104,7 @@ fn cases_for(cmd: &str, positional: &'static [Positional]) -> Vec<Case> {
             case(&format!("{base} BURST"), "BURST needs a value"),
             case(&format!("{base} BURST 4294967296"), "BURST is out of range"),
             case(&format!("{base} BURST 2 burst 3"), "BURST given more than once"),
-            // 4294967295 units of 10^15 µs each: the refill time overflows.
+            // 4294967295 units of 10^12 ms each: far past the 10^12 ms refill bound.
             case("1 1000000000000 BURST 4294967295", "BURST is out of range"),
         ]);
     } else {
@@ -184,9 +184,10 @@ fn extreme_valid_arguments_work() {
     for line in [
         "RL.GCRA x1 4294967295 1 COST 4294967295",
         "RL.GCRA x2 1 1000000000000 COST 1",
-        "RL.GCRA x3 1 1000000000000 BURST 1000",
+        "RL.GCRA x3 1000 1000000000000 BURST 1000",
+        "RL.GCRA x8 4294967295 1000000000000 BURST 4294967295",
         "RL.TOKENBUCKET x4 4294967295 4294967295 1 COST 4294967295",
-        "RL.TOKENBUCKET x5 1000 1 1000000000000",
+        "RL.TOKENBUCKET x5 1000 1000 1000000000000",
         "RL.SLIDE x6 4294967295 1000000000000 COST 4294967295",
         "RL.SLIDE x7 1 1",
     ] {

@@ -230,7 +230,7 @@ fn bad_arguments_are_errors_naming_the_argument_and_write_nothing() {
         (&["15", "30", "60", ""], "ERR quantity is not an integer"),
         (
             &["4294967294", "1", "1000000000"],
-            "ERR max_burst is out of range: (max_burst + 1) * period / count exceeds 10^12 seconds",
+            "ERR max_burst is out of range: (max_burst + 1) * period / count exceeds 10^9 seconds",
         ),
     ];
     for (args, want) in cases {

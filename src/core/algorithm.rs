@@ -10,6 +10,7 @@
 use super::decision::{Decision, Outcome, Write};
 use super::gcra::{Gcra, GcraState};
 use super::sliding_window::{SlidingWindow, SlidingWindowState};
+use super::time::NS_PER_US;
 use super::token_bucket::{TokenBucket, TokenBucketState};
 
 /// What a decision does to the stored state.
@@ -47,26 +48,26 @@ pub trait Algorithm: Copy {
     type State: Copy;
     /// The largest cost admitted at once from idle (the reply's `limit`).
     fn limit(&self) -> u64;
-    /// Decides a request of `cost` at `now_us`, given the stored state
+    /// Decides a request of `cost` at `now_ns`, given the stored state
     /// (`None` for a missing key). Pure: no clock, no Redis, no allocation.
-    fn check(&self, state: Option<Self::State>, now_us: u64, cost: u64) -> Outcome<Self::State>;
+    fn check(&self, state: Option<Self::State>, now_ns: u64, cost: u64) -> Outcome<Self::State>;
 
     /// Whether a stored state that [`check`](Self::check) leaves unwritten
     /// no longer counts anything under these parameters but would keep an
     /// expiry that no longer matches: the key is deleted instead (a repair).
     #[inline]
-    fn forgets(&self, _state: &Self::State, _now_us: u64) -> bool {
+    fn forgets(&self, _state: &Self::State, _now_ns: u64) -> bool {
         false
     }
 
     /// [`check`](Self::check), with its write classified.
     #[inline]
-    fn decide(&self, state: Option<Self::State>, now_us: u64, cost: u64) -> Verdict<Self::State> {
-        let o = self.check(state, now_us, cost);
+    fn decide(&self, state: Option<Self::State>, now_ns: u64, cost: u64) -> Verdict<Self::State> {
+        let o = self.check(state, now_ns, cost);
         let consumes = o.decision.allowed && cost > 0;
         let change = match o.write {
             Some(w) => Some(if consumes { Change::Consume(w) } else { Change::Repair(w) }),
-            None => state.filter(|s| self.forgets(s, now_us)).map(|_| Change::Delete),
+            None => state.filter(|s| self.forgets(s, now_ns)).map(|_| Change::Delete),
         };
         Verdict { decision: o.decision, change }
     }
@@ -78,8 +79,8 @@ impl Algorithm for Gcra {
         self.schedule().burst()
     }
     #[inline]
-    fn check(&self, state: Option<GcraState>, now_us: u64, cost: u64) -> Outcome<GcraState> {
-        Gcra::check(self, state, now_us, cost)
+    fn check(&self, state: Option<GcraState>, now_ns: u64, cost: u64) -> Outcome<GcraState> {
+        Gcra::check(self, state, now_ns, cost)
     }
 }
 
@@ -89,8 +90,8 @@ impl Algorithm for TokenBucket {
         self.schedule().burst()
     }
     #[inline]
-    fn check(&self, state: Option<TokenBucketState>, now_us: u64, cost: u64) -> Outcome<TokenBucketState> {
-        TokenBucket::check(self, state, now_us, cost)
+    fn check(&self, state: Option<TokenBucketState>, now_ns: u64, cost: u64) -> Outcome<TokenBucketState> {
+        TokenBucket::check(self, state, now_ns, cost)
     }
 }
 
@@ -100,12 +101,12 @@ impl Algorithm for SlidingWindow {
         SlidingWindow::limit(self)
     }
     #[inline]
-    fn check(&self, state: Option<SlidingWindowState>, now_us: u64, cost: u64) -> Outcome<SlidingWindowState> {
-        SlidingWindow::check(self, state, now_us, cost)
+    fn check(&self, state: Option<SlidingWindowState>, now_ns: u64, cost: u64) -> Outcome<SlidingWindowState> {
+        SlidingWindow::check(self, state, now_ns / NS_PER_US, cost)
     }
     #[inline]
-    fn forgets(&self, state: &SlidingWindowState, now_us: u64) -> bool {
-        SlidingWindow::forgets(self, state, now_us)
+    fn forgets(&self, state: &SlidingWindowState, now_ns: u64) -> bool {
+        SlidingWindow::forgets(self, state, now_ns / NS_PER_US)
     }
 }
 
@@ -113,7 +114,7 @@ impl Algorithm for SlidingWindow {
 mod tests {
     use super::*;
 
-    const T0: u64 = 1_800_000_000_000_000;
+    const T0: u64 = 1_800_000_000_000_000_000;
 
     #[test]
     fn an_allowed_cost_consumes_and_every_other_write_repairs() {
@@ -122,7 +123,7 @@ mod tests {
         assert_eq!(g.decide(None, T0, 0).change, None);
         assert_eq!(g.decide(None, T0, 11).change, None);
         // A state a day ahead: read as drained, and stored so (a repair).
-        let far = Some(GcraState { tat_us: T0 + 86_400_000_000_000 });
+        let far = Some(GcraState { tat_ns: T0 + 86_400_000_000_000_000 });
         for cost in [0, 1, 11] {
             assert!(matches!(g.decide(far, T0, cost).change, Some(Change::Repair(_))), "cost {cost}");
         }

@@ -1,21 +1,35 @@
 //! GCRA, the generic cell rate algorithm ("virtual scheduling").
 //!
 //! Terms, as in ATM traffic shaping and in governor / redis-cell:
-//! - `T`, the *emission interval*: the time one unit of cost "uses up",
-//!   `period / limit`, rounded up to whole microseconds.
-//! - `tau + T`, here `span = burst * T`: how far ahead of `now` the schedule
-//!   may run. A limiter whose schedule is `span` ahead is drained; one whose
-//!   schedule is not ahead at all is full (idle).
-//! - `TAT`, the *theoretical arrival time*: the one `u64` of state. It is the
-//!   time at which the limiter is full again.
+//! - `u`, the *emission interval*: the time one unit of cost "uses up",
+//!   `P / L` ns for `L` units per `P` ns. It is kept exact, as the rational
+//!   `P / L`, never rounded on its own.
+//! - the *charge* of a decision of cost `c`: `ceil(c * P / L)` ns, its exact
+//!   time rounded up once (at least its exact time, less than 1 ns more).
+//! - `TAT`, the *theoretical arrival time*: the one `u64` of state, in ns
+//!   since the epoch. It is the time at which the limiter is full again; the
+//!   *backlog* `b = TAT - now` is how far the schedule runs ahead of now.
 //!
-//! A request of cost `n` conforms when `max(TAT, now) + n*T - now <= span`;
-//! if so the new TAT is `max(TAT, now) + n*T`. Everything else (remaining,
-//! retry-after, reset-after) is exact integer arithmetic on that backlog.
+//! A request of cost `c <= B` (the burst) conforms when the limiter is idle
+//! (`b == 0`), or when `b + charge <= allow`, where `allow` is the largest
+//! whole ns that is both at most `B * ceil(u)` and less than `(B + 1) * u`:
+//! - `B` unit requests at one instant from idle are charged `B * ceil(u)`,
+//!   so they are all admitted whenever that is less than `(B + 1) * u`, that
+//!   is when their rounding adds up to less than one unit (always when `u`
+//!   is a whole number of ns, and then `allow` is the exact span `B * u`);
+//! - no set of decisions at one instant from idle that adds up to more than
+//!   `B` units is admitted: their charges add up to at least `(B + 1) * u`,
+//!   more than `allow` (and the idle rule admits only the first of them);
+//! - over time nothing is admitted faster than the rate: every charge is at
+//!   least the decision's exact time, and the schedule never runs more than
+//!   `allow < (B + 1) * u` ahead.
+//!
+//! If so the new TAT is `max(TAT, now) + charge`. Everything else
+//! (remaining, retry-after, reset-after) is exact integer arithmetic on the
+//! backlog, in 64 bits where the products fit and 128 bits otherwise.
 
 use super::decision::{Outcome, ParamError, Write};
 pub use super::schedule::Schedule;
-use super::time::unit_interval_us;
 
 /// `RL.GCRA key limit period_ms [BURST n]`: `limit` per `period_ms`, with up
 /// to `burst` (default `limit`) admitted back to back from idle.
@@ -24,10 +38,10 @@ pub struct Gcra {
     schedule: Schedule,
 }
 
-/// The stored state of a GCRA key: the theoretical arrival time, µs since the epoch.
+/// The stored state of a GCRA key: the theoretical arrival time, ns since the epoch.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct GcraState {
-    pub tat_us: u64,
+    pub tat_ns: u64,
 }
 
 impl Gcra {
@@ -35,21 +49,21 @@ impl Gcra {
     /// 1..=2^32-1, `period_ms` in 1..=10^12); this checks that they combine
     /// into a representable schedule.
     pub fn new(limit: u64, period_ms: u64, burst: u64) -> Result<Self, ParamError> {
-        let interval = unit_interval_us(period_ms, limit);
-        Schedule::new(interval, burst)
+        Schedule::new(period_ms, limit, burst)
             .map(|schedule| Self { schedule })
-            .ok_or(ParamError { arg: "BURST", reason: "BURST * period_ms / limit exceeds 10^15 ms" })
+            .ok_or(ParamError { arg: "BURST", reason: "BURST * period_ms / limit exceeds 10^12 ms" })
     }
 
     pub fn schedule(&self) -> &Schedule {
         &self.schedule
     }
 
-    pub fn check(&self, state: Option<GcraState>, now_us: u64, cost: u64) -> Outcome<GcraState> {
-        let o = self.schedule.check(state.map(|s| s.tat_us), now_us, cost);
+    /// Decide `cost` at `now_ns` (ns since the epoch).
+    pub fn check(&self, state: Option<GcraState>, now_ns: u64, cost: u64) -> Outcome<GcraState> {
+        let o = self.schedule.check(state.map(|s| s.tat_ns), now_ns, cost);
         Outcome {
             decision: o.decision,
-            write: o.write.map(|w| Write { state: GcraState { tat_us: w.state }, expire_at_ms: w.expire_at_ms }),
+            write: o.write.map(|w| Write { state: GcraState { tat_ns: w.state }, expire_at_ms: w.expire_at_ms }),
         }
     }
 }
@@ -58,11 +72,19 @@ impl Gcra {
 mod tests {
     use super::*;
 
-    use crate::core::decision::Decision;
     use crate::core::table::{Row, MS, T0};
+    use crate::core::time::NS_PER_US;
+    use crate::core::Decision;
+
+    /// One ms in ns.
+    const NS_MS: u64 = 1_000_000;
 
     fn run(g: &Gcra, rows: &[Row]) {
-        crate::core::table::run(|s, now, cost| g.check(s, now, cost), g.schedule().burst(), rows);
+        crate::core::table::run(|s, now, cost| g.check(s, now * NS_PER_US, cost), g.schedule().burst(), rows);
+    }
+
+    fn t0() -> u64 {
+        T0 * NS_PER_US
     }
 
     #[test]
@@ -79,6 +101,7 @@ mod tests {
                 (0, 1, true, 0, 0, 600),
                 // The seventh waits one emission interval.
                 (0, 1, false, 0, 100, 600),
+                (99, 1, false, 0, 1, 501),
                 // At 250 ms, 2.5 intervals have drained: one passes.
                 (250, 1, true, 1, 0, 450),
             ],
@@ -122,9 +145,9 @@ mod tests {
     #[test]
     fn state_far_in_the_future_reads_as_drained_and_is_repaired() {
         let g = Gcra::new(10, 1000, 10).unwrap();
-        let now = T0;
+        let now = t0();
         // A TAT a day ahead (the clock jumped back a day).
-        let far = Some(GcraState { tat_us: now + 86_400_000 * MS });
+        let far = Some(GcraState { tat_ns: now + 86_400_000 * NS_MS });
         let o = g.check(far, now, 1);
         assert_eq!(
             o.decision,
@@ -133,12 +156,12 @@ mod tests {
         // Denied, but the drained state is stored, so the key is full again
         // after one span rather than after a day.
         let w = o.write.expect("a repair write");
-        assert_eq!(w.state.tat_us, now + 1000 * MS);
-        assert_eq!(w.expire_at_ms, now / MS + 1000);
-        assert!(g.check(Some(w.state), now + 1000 * MS, 10).decision.allowed);
+        assert_eq!(w.state.tat_ns, now + 1000 * NS_MS);
+        assert_eq!(w.expire_at_ms, now / NS_MS + 1000);
+        assert!(g.check(Some(w.state), now + 1000 * NS_MS, 10).decision.allowed);
         // COST 0 and over-limit costs repair too; a normal state never does.
-        assert_eq!(g.check(far, now, 0).write.map(|w| w.state.tat_us), Some(now + 1000 * MS));
-        assert_eq!(g.check(far, now, 11).write.map(|w| w.state.tat_us), Some(now + 1000 * MS));
+        assert_eq!(g.check(far, now, 0).write.map(|w| w.state.tat_ns), Some(now + 1000 * NS_MS));
+        assert_eq!(g.check(far, now, 11).write.map(|w| w.state.tat_ns), Some(now + 1000 * NS_MS));
         assert_eq!(g.check(Some(w.state), now, 1).write, None);
         assert_eq!(g.check(Some(w.state), now, 0).write, None);
     }
@@ -146,31 +169,124 @@ mod tests {
     #[test]
     fn a_state_in_the_past_is_idle() {
         let g = Gcra::new(10, 1000, 10).unwrap();
-        let o = g.check(Some(GcraState { tat_us: T0 - 86_400_000 * MS }), T0, 1);
+        let o = g.check(Some(GcraState { tat_ns: t0() - 86_400_000 * NS_MS }), t0(), 1);
         assert_eq!(o.decision.remaining, 9);
-        assert_eq!(o.write.unwrap().state.tat_us, T0 + 100 * MS);
+        assert_eq!(o.write.unwrap().state.tat_ns, t0() + 100 * NS_MS);
     }
 
     #[test]
     fn expiry_is_the_full_time_rounded_up_to_a_millisecond() {
-        let g = Gcra::new(3, 1000, 3).unwrap(); // 333_334 µs per unit
-        let o = g.check(None, T0, 1);
+        let g = Gcra::new(3, 1000, 3).unwrap(); // 333_333_333.3 ns per unit
+        let o = g.check(None, t0(), 1);
         let w = o.write.unwrap();
-        assert_eq!(w.state.tat_us, T0 + 333_334);
-        assert_eq!(w.expire_at_ms, (T0 + 333_334).div_ceil(MS));
+        assert_eq!(w.state.tat_ns, t0() + 333_333_334);
+        assert_eq!(w.expire_at_ms, (t0() + 333_333_334).div_ceil(NS_MS));
         assert_eq!(o.decision.reset_after_ms, 334);
     }
 
     #[test]
-    fn rate_faster_than_a_microsecond_is_clamped_to_one_unit_per_microsecond() {
-        let g = Gcra::new(u32::MAX as u64, 1, u32::MAX as u64).unwrap();
-        assert_eq!(g.schedule().interval_us(), 1);
+    fn a_decision_is_charged_its_exact_time_rounded_up_once() {
+        // The example: 10^8 per second, COST 10^6 takes exactly 10 ms
+        // (0.1.0 charged 1 µs per unit: 1000 ms).
+        let g = Gcra::new(100_000_000, 1000, 100_000_000).unwrap();
+        run(&g, &[(0, 1_000_000, true, 99_000_000, 0, 10), (5, 0, true, 99_500_000, 0, 5)]);
+        // 3 per second, COST 2: 666_666_667 ns, not 2 * 333_333_334.
+        let g = Gcra::new(3, 1000, 3).unwrap();
+        let w = g.check(None, t0(), 2).write.unwrap();
+        assert_eq!(w.state.tat_ns - t0(), 666_666_667);
+        // At the top of the range: 2^32-1 per ms is honoured, not clamped.
+        let top = u32::MAX as u64;
+        let g = Gcra::new(top, 1, top).unwrap();
+        let o = g.check(None, t0(), top);
+        assert_eq!(o.write.unwrap().state.tat_ns - t0(), NS_MS);
+        assert_eq!(o.decision.reset_after_ms, 1);
+    }
+
+    /// `burst` unit requests at one instant from idle: how many pass.
+    fn unit_requests_admitted(g: &Gcra, tries: u64) -> u64 {
+        let mut state = None;
+        let mut n = 0;
+        for _ in 0..tries {
+            let o = g.check(state, t0(), 1);
+            if let Some(w) = o.write {
+                state = Some(w.state);
+                n += 1;
+            }
+        }
+        n
+    }
+
+    #[test]
+    fn a_burst_of_units_is_admitted_exactly_when_its_rounding_adds_up_to_less_than_one_unit() {
+        // Units a fraction of a ns off a whole number: ceil per decision
+        // against the exact span would admit 2, 6 and 998.
+        for (limit, period_ms) in [(3, 1000), (7, 1), (999, 1000)] {
+            let g = Gcra::new(limit, period_ms, limit).unwrap();
+            assert_eq!(unit_requests_admitted(&g, limit + 5), limit, "{limit} per {period_ms} ms");
+        }
+        // And BURST n larger than the limit.
+        let g = Gcra::new(3, 1000, 1000).unwrap();
+        assert_eq!(unit_requests_admitted(&g, 1010), 1000);
+    }
+
+    #[test]
+    fn never_more_than_the_burst_wins_below_one_nanosecond_per_unit() {
+        // 2^32-1 per ms is 0.00023 ns a unit; 1000 unit decisions are charged
+        // 1 ns each, far more than 1001 units' exact time (0.23 ns): admitting
+        // a second one would let a later decision of cost 1000 through too.
+        let top = u32::MAX as u64;
+        let g = Gcra::new(top, 1, 1000).unwrap();
+        assert_eq!(unit_requests_admitted(&g, 1000), 1);
+        // Whatever the split, no more than the burst passes at one instant.
+        let first = g.check(None, t0(), 1).write.unwrap().state;
+        assert!(!g.check(Some(first), t0(), 1000).decision.allowed);
+        // A single decision of the whole burst from idle does pass.
+        let o = g.check(None, t0(), 1000);
+        assert!(o.decision.allowed);
+        assert_eq!(o.decision.remaining, 0);
+        assert!(!g.check(o.write.map(|w| w.state), t0(), 1).decision.allowed);
+        // The same limit with BURST 1 is usable: one per decision, every ns.
+        let g = Gcra::new(top, 1, 1).unwrap();
+        let s = g.check(None, t0(), 1).write.unwrap().state;
+        let d = g.check(Some(s), t0(), 1).decision;
+        assert_eq!((d.allowed, d.retry_after_ms), (false, 1));
+        assert!(g.check(Some(s), t0() + 1, 1).decision.allowed);
+    }
+
+    #[test]
+    fn a_long_run_at_exactly_the_rate_is_admitted_in_full() {
+        // 10^7 per second, 10_000 units every ms for 200 ms, from idle and
+        // with a burst of a single ms.
+        for burst in [10_000_000, 10_000] {
+            let g = Gcra::new(10_000_000, 1000, burst).unwrap();
+            let mut state = None;
+            for ms in 0..200 {
+                let o = g.check(state, t0() + ms * NS_MS, 10_000);
+                assert!(o.decision.allowed, "burst {burst}, at {ms} ms");
+                state = o.write.map(|w| w.state);
+            }
+        }
+        // Likewise at a unit that is not a whole ns: 3 per second, each unit
+        // at its exact time rounded up to the µs clock, for 3000 units.
+        let g = Gcra::new(3, 1000, 2).unwrap();
+        let mut state = None;
+        for i in 0..3000u64 {
+            let now = t0() + (i * 1_000_000).div_ceil(3) * NS_PER_US;
+            let o = g.check(state, now, 1);
+            assert!(o.decision.allowed, "unit {i}");
+            state = o.write.map(|w| w.state);
+        }
     }
 
     #[test]
     fn a_burst_that_would_take_too_long_to_refill_is_rejected() {
         let e = Gcra::new(1, 1_000_000_000_000, u32::MAX as u64).unwrap_err();
         assert_eq!(e.arg, "BURST");
-        assert!(Gcra::new(1, 1_000_000_000_000, 1000).is_ok());
+        assert!(Gcra::new(1, 1_000_000_000_000, 1).is_ok());
+        assert!(Gcra::new(1, 1_000_000_000_000, 2).is_err());
+        // Compared exactly: 3 units of a third of 10^12 ms each is 10^12 ms.
+        assert!(Gcra::new(3, 1_000_000_000_000, 3).is_ok());
+        assert!(Gcra::new(3, 1_000_000_000_000, 4).is_err());
+        let _ = MS;
     }
 }

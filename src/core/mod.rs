@@ -1,9 +1,10 @@
 //! The pure core: rate-limiting algorithms with no Redis and no clock.
 //!
 //! Each algorithm is a validated parameter struct with a
-//! `check(state, now_us, cost) -> Outcome` method, and implements
-//! [`Algorithm`], the one trait the Redis layer uses. Time is `u64` microseconds
-//! since the Unix epoch, passed in by the caller; decisions are exact integer
+//! `check(state, now, cost) -> Outcome` method, and implements
+//! [`Algorithm`], the one trait the Redis layer uses. Time is `u64`
+//! nanoseconds since the Unix epoch (the sliding window works in
+//! microseconds inside), passed in by the caller; decisions are exact integer
 //! arithmetic (no floating point), and nothing here allocates.
 
 pub mod algorithm;

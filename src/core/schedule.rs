@@ -1,99 +1,144 @@
-//! The schedule GCRA and the token bucket share: `burst` units that refill
-//! one per `interval_us`, stored as the time at which the limiter is full
-//! again (see `gcra` for the terms).
+//! The schedule GCRA and the token bucket share: `burst` units refilled
+//! `count` per `period`, kept as the time (ns since the epoch) at which the
+//! limiter is full again. The terms, the charge of a decision and the
+//! admission rule are explained in `gcra`.
 
 use super::decision::{Decision, Outcome, Write};
-use super::time::{ceil_ms, MAX_SPAN_US};
+use super::time::{ceil_ms_ns, mul_div_ceil, mul_div_floor, MAX_PERIOD_MS, MAX_SPAN_MS, NS_PER_MS};
 
-/// A validated schedule: `burst` units refill one per `interval_us`.
+/// A validated schedule: `burst` units, refilled `count` per `period_ns`.
 /// GCRA and the token bucket are both such schedules; they differ in how
 /// users describe them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Schedule {
-    interval_us: u64,
+    period_ns: u64,
+    count: u64,
     burst: u64,
-    span_us: u64,
+    /// The charge of one unit: `ceil(P / L)`.
+    unit_ns: u64,
+    /// The most backlog an admitted decision may leave (see the module docs).
+    allow_ns: u64,
 }
 
 impl Schedule {
-    /// `burst` units, one every `interval_us`. `None` if the span (the time
-    /// from drained to full) would exceed [`MAX_SPAN_US`].
-    pub fn new(interval_us: u64, burst: u64) -> Option<Self> {
-        let span_us = interval_us.checked_mul(burst)?;
-        (interval_us > 0 && burst > 0 && span_us <= MAX_SPAN_US).then_some(Self { interval_us, burst, span_us })
-    }
-
-    pub fn interval_us(&self) -> u64 {
-        self.interval_us
+    /// `burst` units, refilled `count` per `period_ms`. `None` unless every
+    /// argument is positive, `period_ms <= 10^12` and the time from drained
+    /// to full, `burst * period_ms / count`, is at most [`MAX_SPAN_MS`]
+    /// (compared exactly, not after rounding).
+    pub fn new(period_ms: u64, count: u64, burst: u64) -> Option<Self> {
+        if period_ms == 0 || period_ms > MAX_PERIOD_MS || count == 0 || burst == 0 {
+            return None;
+        }
+        if u128::from(burst) * u128::from(period_ms) > u128::from(MAX_SPAN_MS) * u128::from(count) {
+            return None;
+        }
+        // period_ms <= 10^12: at most 10^18 ns.
+        let period_ns = period_ms * NS_PER_MS;
+        let unit_ns = period_ns.div_ceil(count);
+        // burst * unit_ns <= burst * P / L + burst <= 10^18 + 2^32: no overflow.
+        let burst_ns = burst * unit_ns;
+        // The largest x with x * L < (B + 1) * P; (B + 1) * P / L <= 2 * 10^18.
+        let below_next = mul_div_ceil(burst + 1, period_ns, count) - 1;
+        Some(Self { period_ns, count, burst, unit_ns, allow_ns: burst_ns.min(below_next) })
     }
 
     pub fn burst(&self) -> u64 {
         self.burst
     }
 
-    /// The time from drained to full.
-    pub fn span_us(&self) -> u64 {
-        self.span_us
+    /// The most backlog an admitted decision may leave.
+    pub fn allow_ns(&self) -> u64 {
+        self.allow_ns
     }
 
-    /// Decide a request of `cost` units at `now`, given the stored time at
-    /// which the limiter is full again (`None` for a missing key).
+    /// The charge of a decision of `cost` units: `ceil(cost * P / L)` ns.
+    #[inline]
+    pub fn charge_ns(&self, cost: u64) -> u64 {
+        if cost == 1 {
+            self.unit_ns
+        } else {
+            mul_div_ceil(cost, self.period_ns, self.count)
+        }
+    }
+
+    /// The most backlog any valid state has: `allow_ns`, or a single
+    /// decision of the whole burst from idle (which the idle rule admits),
+    /// whichever is more. At most `B * ceil(u)`.
+    pub fn span_ns(&self) -> u64 {
+        self.allow_ns.max(mul_div_ceil(self.burst, self.period_ns, self.count))
+    }
+
+    /// The largest cost admitted now with `backlog` ns of backlog. Full
+    /// (`burst`) only when idle: rounding is never forgiven, so a limiter
+    /// with time still charged reports at most `burst - 1` (and its reset
+    /// is still ahead), even in the last few ns in which the burst's
+    /// rounding allowance would let a whole burst through.
+    #[inline]
+    fn remaining_at(&self, backlog: u64) -> u64 {
+        if backlog == 0 {
+            return self.burst;
+        }
+        // ceil(c * P / L) <= room  <=>  c <= room * L / P.
+        let room = self.allow_ns.saturating_sub(backlog);
+        mul_div_floor(room, self.count, self.period_ns).min(self.burst - 1)
+    }
+
+    /// Decide a request of `cost` units at `now` (ns), given the stored time
+    /// at which the limiter is full again (`None` for a missing key).
     pub fn check(&self, full_at: Option<u64>, now: u64, cost: u64) -> Outcome<u64> {
-        let (t, span) = (self.interval_us, self.span_us);
         // The backlog: how far the schedule runs ahead of now. A stored time
-        // in the past is an idle limiter. One further ahead than the span can
-        // only come from a backward clock jump or tightened parameters: it
-        // is read as drained, never as idle, and the drained state is stored
-        // (a repair) so that the limiter is full again one span from now.
-        // Without that write every later read would find the same far-future
-        // time and the key would stay blocked until the clock caught up.
+        // in the past is an idle limiter. One further ahead than any valid
+        // state can only come from a backward clock jump or tightened
+        // parameters: it is read as drained, never as idle, and the drained
+        // state is stored (a repair) so that the limiter is full again one
+        // span from now. Without that write every later read would find the
+        // same far-future time and the key would stay blocked until the
+        // clock caught up.
         let ahead = full_at.map_or(0, |tat| tat.saturating_sub(now));
-        let repair = ahead > span;
-        let backlog = ahead.min(span);
-        let remaining_at = |backlog: u64| (span - backlog) / t;
+        let (backlog, repair) = if ahead <= self.allow_ns {
+            (ahead, false)
+        } else {
+            let span = self.span_ns();
+            (ahead.min(span), ahead > span)
+        };
         let write_at = |backlog: u64| {
             let state = now.saturating_add(backlog);
-            Write { state, expire_at_ms: ceil_ms(state) }
+            Write { state, expire_at_ms: ceil_ms_ns(state) }
+        };
+        let denied = |retry_after_ms: i64| Outcome {
+            decision: Decision {
+                allowed: false,
+                limit: self.burst,
+                remaining: self.remaining_at(backlog),
+                retry_after_ms,
+                reset_after_ms: ceil_ms_ns(backlog),
+            },
+            write: repair.then(|| write_at(backlog)),
         };
 
         if cost > self.burst {
-            return Outcome {
-                decision: Decision {
-                    allowed: false,
-                    limit: self.burst,
-                    remaining: remaining_at(backlog),
-                    retry_after_ms: -1,
-                    reset_after_ms: ceil_ms(backlog),
-                },
-                write: repair.then(|| write_at(backlog)),
-            };
+            return denied(-1);
         }
-        // cost <= burst, so need <= span <= MAX_SPAN_US: no overflow.
-        let need = cost * t;
-        let after = backlog + need;
-        if after <= span {
+        // cost <= burst: charge <= B * ceil(u); backlog <= span <= B * ceil(u);
+        // both at most 10^18 + 2^32, so the sum fits.
+        let after = backlog + self.charge_ns(cost);
+        if after <= self.allow_ns || backlog == 0 {
             Outcome {
                 decision: Decision {
                     allowed: true,
                     limit: self.burst,
-                    remaining: remaining_at(after),
+                    remaining: self.remaining_at(after),
                     retry_after_ms: 0,
-                    reset_after_ms: ceil_ms(after),
+                    reset_after_ms: ceil_ms_ns(after),
                 },
                 write: (cost > 0 || repair).then(|| write_at(after)),
             }
         } else {
-            Outcome {
-                decision: Decision {
-                    allowed: false,
-                    limit: self.burst,
-                    remaining: remaining_at(backlog),
-                    // after - span <= span <= MAX_SPAN_US: fits i64.
-                    retry_after_ms: ceil_ms(after - span) as i64,
-                    reset_after_ms: ceil_ms(backlog),
-                },
-                write: repair.then(|| write_at(backlog)),
-            }
+            // The least wait after which it conforms: when the backlog has
+            // shrunk by after - allow, or when the limiter is idle.
+            let wait = (after - self.allow_ns).min(backlog);
+            // wait <= span: at most 10^12 ms, fits i64.
+            denied(ceil_ms_ns(wait) as i64)
         }
     }
 }

@@ -1,13 +1,22 @@
-//! Time as the core sees it: plain `u64` microseconds since the Unix epoch.
+//! Time as the core sees it: plain `u64` nanoseconds since the Unix epoch for
+//! GCRA and the token bucket (microseconds for the sliding window, whose
+//! state is whole milliseconds).
 //!
 //! The core never reads a clock; the caller passes `now`. These helpers hold
-//! the two roundings the contract fixes: per-unit intervals round *up* to whole
-//! microseconds (so a limiter never admits faster than configured), and
-//! durations reported to clients round *up* to whole milliseconds (so waiting
-//! the reported time is always enough).
+//! the two roundings the contract fixes: the time a decision takes is its
+//! exact time rounded *up* to a whole nanosecond, once per decision (so a
+//! limiter never admits faster than configured), and durations reported to
+//! clients round *up* to whole milliseconds (so waiting the reported time is
+//! always enough).
 
 /// Microseconds per millisecond.
 pub const US_PER_MS: u64 = 1_000;
+
+/// Nanoseconds per microsecond.
+pub const NS_PER_US: u64 = 1_000;
+
+/// Nanoseconds per millisecond.
+pub const NS_PER_MS: u64 = 1_000_000;
 
 /// The longest `period_ms` / `refill_period_ms` / `window_ms` accepted (10^12 ms, ~31.7 years).
 pub const MAX_PERIOD_MS: u64 = 1_000_000_000_000;
@@ -15,10 +24,10 @@ pub const MAX_PERIOD_MS: u64 = 1_000_000_000_000;
 /// The largest count accepted for `limit`, `BURST`, `capacity`, `refill_tokens` and `COST`.
 pub const MAX_COUNT: u64 = u32::MAX as u64;
 
-/// The longest time a limiter may take to go from drained to full: 10^15 ms
-/// (~31,700 years) in microseconds. It keeps every stored time and every reply
-/// well inside `u64` / `i64`, whatever the clock says.
-pub const MAX_SPAN_US: u64 = 1_000_000_000_000_000_000;
+/// The longest time a limiter may take to go from drained to full: 10^12 ms
+/// (~31.7 years). In nanoseconds that is 10^18, so with a clock up to the
+/// year 2200 (7.3 * 10^18 ns) every stored time stays below 2^63.
+pub const MAX_SPAN_MS: u64 = 1_000_000_000_000;
 
 /// `ceil(us / 1000)`: a duration in whole milliseconds, rounded up.
 #[inline]
@@ -26,17 +35,29 @@ pub const fn ceil_ms(us: u64) -> u64 {
     us.div_ceil(US_PER_MS)
 }
 
-/// The time per unit for `count` units per `period_ms`, rounded up to whole
-/// microseconds and never below 1 µs (the fastest rate a key can express).
-/// `count` must be non-zero.
+/// `ceil(ns / 10^6)`: a duration in nanoseconds as whole milliseconds, rounded up.
 #[inline]
-pub const fn unit_interval_us(period_ms: u64, count: u64) -> u64 {
-    // period_ms <= 10^12, so period_ms * 1000 <= 10^15: no overflow.
-    let us = (period_ms * US_PER_MS).div_ceil(count);
-    if us == 0 {
-        1
-    } else {
-        us
+pub const fn ceil_ms_ns(ns: u64) -> u64 {
+    ns.div_ceil(NS_PER_MS)
+}
+
+/// `ceil(a * b / d)`, exact. `d` must be non-zero and the result must fit a
+/// `u64` (the callers' ranges guarantee it). 64-bit arithmetic when the
+/// product fits, 128-bit otherwise.
+#[inline]
+pub fn mul_div_ceil(a: u64, b: u64, d: u64) -> u64 {
+    match a.checked_mul(b) {
+        Some(p) => p.div_ceil(d),
+        None => (u128::from(a) * u128::from(b)).div_ceil(u128::from(d)) as u64,
+    }
+}
+
+/// `floor(a * b / d)`, exact; as [`mul_div_ceil`].
+#[inline]
+pub fn mul_div_floor(a: u64, b: u64, d: u64) -> u64 {
+    match a.checked_mul(b) {
+        Some(p) => p / d,
+        None => (u128::from(a) * u128::from(b) / u128::from(d)) as u64,
     }
 }
 
@@ -51,14 +72,28 @@ mod tests {
         assert_eq!(ceil_ms(999), 1);
         assert_eq!(ceil_ms(1000), 1);
         assert_eq!(ceil_ms(1001), 2);
+        assert_eq!(ceil_ms_ns(0), 0);
+        assert_eq!(ceil_ms_ns(1), 1);
+        assert_eq!(ceil_ms_ns(1_000_000), 1);
+        assert_eq!(ceil_ms_ns(1_000_001), 2);
     }
 
     #[test]
-    fn unit_interval_rounds_up_and_never_reaches_zero() {
-        assert_eq!(unit_interval_us(1000, 10), 100_000);
-        assert_eq!(unit_interval_us(1000, 3), 333_334);
-        assert_eq!(unit_interval_us(1, 1000), 1);
-        assert_eq!(unit_interval_us(1, MAX_COUNT), 1);
-        assert_eq!(unit_interval_us(MAX_PERIOD_MS, 1), MAX_PERIOD_MS * 1000);
+    fn mul_div_is_exact_on_both_paths() {
+        assert_eq!(mul_div_ceil(1, 1_000_000_000, 3), 333_333_334);
+        assert_eq!(mul_div_floor(1, 1_000_000_000, 3), 333_333_333);
+        assert_eq!(mul_div_ceil(3, 1_000_000_000, 3), 1_000_000_000);
+        // 2^32-1 units of 10^18 ns: the product needs 128 bits.
+        let p = 1_000_000_000_000_000_000;
+        assert_eq!(mul_div_ceil(MAX_COUNT, p, MAX_COUNT), p);
+        assert_eq!(mul_div_floor(MAX_COUNT, p, MAX_COUNT), p);
+        assert_eq!(
+            mul_div_ceil(MAX_COUNT - 1, p, MAX_COUNT),
+            (u128::from(MAX_COUNT - 1) * p as u128).div_ceil(MAX_COUNT as u128) as u64
+        );
+        assert_eq!(
+            mul_div_floor(MAX_COUNT - 1, p, MAX_COUNT),
+            (u128::from(MAX_COUNT - 1) * p as u128 / MAX_COUNT as u128) as u64
+        );
     }
 }

@@ -2,17 +2,17 @@
 //! `refill_tokens` per `refill_period_ms`, lazily on the next call.
 //!
 //! The state is the bucket's dual, "the time at which the bucket is full
-//! again" (µs since the epoch). The tokens present at `now` are
-//! `capacity - (full_at - now) / interval`, a fixed-point count in units of
-//! one microsecond of refill: no stored token count, so no float and no
-//! rounding drift however often the bucket is read. With the per-token
-//! interval rounded up to a whole microsecond this is the same virtual
-//! schedule as GCRA (see [`super::gcra::Schedule`]); the token bucket is the
-//! description that users reason about as capacity and refill.
+//! again" (ns since the epoch). The tokens present at `now` are
+//! `(full_at - now) * refill_tokens / refill_period` short of capacity, a
+//! fixed-point count in units of one nanosecond of refill: no stored token
+//! count, so no float and no rounding drift however often the bucket is read.
+//! A take of `n` tokens is charged `n * refill_period / refill_tokens` ns,
+//! rounded up once; this is the same virtual schedule as GCRA (see
+//! [`super::gcra::Schedule`]); the token bucket is the description that users
+//! reason about as capacity and refill.
 
 use super::decision::{Outcome, ParamError, Write};
 use super::gcra::Schedule;
-use super::time::unit_interval_us;
 
 /// `RL.TOKENBUCKET key capacity refill_tokens refill_period_ms`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -23,31 +23,30 @@ pub struct TokenBucket {
 /// The stored state of a token-bucket key: when the bucket is full again.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TokenBucketState {
-    pub full_at_us: u64,
+    pub full_at_ns: u64,
 }
 
 impl TokenBucket {
     /// Arguments must already be in range (`capacity`, `refill_tokens` in
     /// 1..=2^32-1, `refill_period_ms` in 1..=10^12).
     pub fn new(capacity: u64, refill_tokens: u64, refill_period_ms: u64) -> Result<Self, ParamError> {
-        let interval = unit_interval_us(refill_period_ms, refill_tokens);
-        Schedule::new(interval, capacity)
+        Schedule::new(refill_period_ms, refill_tokens, capacity)
             .map(|schedule| Self { schedule })
-            .ok_or(ParamError { arg: "capacity", reason: "refilling capacity takes more than 10^15 ms" })
+            .ok_or(ParamError { arg: "capacity", reason: "refilling capacity takes more than 10^12 ms" })
     }
 
     pub fn schedule(&self) -> &Schedule {
         &self.schedule
     }
 
-    /// A missing key is a full bucket.
-    pub fn check(&self, state: Option<TokenBucketState>, now_us: u64, cost: u64) -> Outcome<TokenBucketState> {
-        let o = self.schedule.check(state.map(|s| s.full_at_us), now_us, cost);
+    /// A missing key is a full bucket. `now_ns`: ns since the epoch.
+    pub fn check(&self, state: Option<TokenBucketState>, now_ns: u64, cost: u64) -> Outcome<TokenBucketState> {
+        let o = self.schedule.check(state.map(|s| s.full_at_ns), now_ns, cost);
         Outcome {
             decision: o.decision,
             write: o
                 .write
-                .map(|w| Write { state: TokenBucketState { full_at_us: w.state }, expire_at_ms: w.expire_at_ms }),
+                .map(|w| Write { state: TokenBucketState { full_at_ns: w.state }, expire_at_ms: w.expire_at_ms }),
         }
     }
 }
@@ -57,9 +56,10 @@ mod tests {
     use super::*;
 
     use crate::core::table::Row;
+    use crate::core::time::NS_PER_US;
 
     fn run(b: &TokenBucket, rows: &[Row]) {
-        crate::core::table::run(|s, now, cost| b.check(s, now, cost), b.schedule().burst(), rows);
+        crate::core::table::run(|s, now, cost| b.check(s, now * NS_PER_US, cost), b.schedule().burst(), rows);
     }
 
     #[test]
@@ -94,14 +94,27 @@ mod tests {
     }
 
     #[test]
-    fn uneven_refill_rounds_the_interval_up() {
-        // 3 tokens per second: 333_334 µs each, never faster than configured.
+    fn uneven_refill_is_charged_exactly_once_per_take() {
+        // 3 tokens per second: a take of 3 is charged exactly 1 s; one token
+        // 333_333_334 ns (its exact time rounded up once, never faster).
         let b = TokenBucket::new(3, 3, 1000).unwrap();
-        run(&b, &[(0, 3, true, 0, 0, 1001), (333, 1, false, 0, 1, 668), (334, 1, true, 0, 0, 1000)]);
+        run(&b, &[(0, 3, true, 0, 0, 1000), (333, 1, false, 0, 1, 667), (334, 1, true, 0, 0, 1000)]);
+    }
+
+    #[test]
+    fn a_hundred_million_per_second_is_honoured() {
+        // The issue's example: 0.1.0 charged 1 µs per token (100 s).
+        let b = TokenBucket::new(100_000_000, 100_000_000, 1000).unwrap();
+        run(&b, &[(0, 100_000_000, true, 0, 0, 1000), (500, 0, true, 50_000_000, 0, 500)]);
     }
 
     #[test]
     fn an_unrepresentable_capacity_is_rejected_naming_capacity() {
         assert_eq!(TokenBucket::new(u32::MAX as u64, 1, 1_000_000_000_000).unwrap_err().arg, "capacity");
+        // The bound is on the exact time: 10^12 ms exactly is accepted, 1 ns more is not.
+        assert!(TokenBucket::new(1000, 1, 1_000_000_000).is_ok());
+        assert!(TokenBucket::new(3, 3, 1_000_000_000_000).is_ok());
+        assert!(TokenBucket::new(1001, 1, 1_000_000_000).is_err());
+        assert!(TokenBucket::new(u32::MAX as u64, u32::MAX as u64, 1_000_000_000_000).is_ok());
     }
 }

@@ -5,9 +5,9 @@
 //!
 //! How a state is encoded is in `stored`:
 //!
-//! - RDB (encoding version 0): the state's words as RDB unsigneds.
-//!   `rdb_load` matches the encoding version explicitly, so a future
-//!   version adds an arm and keeps loading version 0.
+//! - RDB (encoding version 1): the state's words as RDB unsigneds, times
+//!   in ns. `rdb_load` matches the encoding version explicitly: version 0
+//!   (0.1.0, GCRA and token-bucket times in µs) still loads, converted.
 //! - AOF rewrite: `RL.APPLY key <payload>`, the same command that
 //!   replicates writes; the server adds `PEXPIREAT` itself.
 //! - DEBUG DIGEST-VALUE: the words, in order.
@@ -28,18 +28,21 @@ use super::stored::{self, Stored, MAX_PAYLOAD, MAX_WORDS};
 /// The state type of kind `K`.
 type StateOf<K> = <K as Algorithm>::State;
 
-/// The RDB encoding version every type writes today.
-pub const ENCODING_VERSION: c_int = 0;
+/// The RDB encoding version every type writes today: 1, times in ns.
+pub const ENCODING_VERSION: c_int = 1;
 
 unsafe extern "C" fn rdb_load<K: Kind>(rdb: *mut RedisModuleIO, encver: c_int) -> *mut c_void {
     guard("rdb_load", std::ptr::null_mut(), || match encver {
-        0 => load_v0::<StateOf<K>>(rdb),
+        // 0.1.0: the same words, GCRA and token-bucket times in µs.
+        0 => load_words::<StateOf<K>>(rdb, StateOf::<K>::from_v0_words),
+        1 => load_words::<StateOf<K>>(rdb, StateOf::<K>::from_words),
         _ => std::ptr::null_mut(),
     })
 }
 
-/// Encoding version 0: the state's words, as RDB unsigneds.
-fn load_v0<S: Stored>(rdb: *mut RedisModuleIO) -> *mut c_void {
+/// The state's words, as RDB unsigneds, read with `from_words` (the
+/// encoding version's).
+fn load_words<S: Stored>(rdb: *mut RedisModuleIO, from_words: fn([u64; MAX_WORDS]) -> Option<S>) -> *mut c_void {
     let mut words = [0u64; MAX_WORDS];
     for w in words.iter_mut().take(S::WORDS) {
         *w = api!(RedisModule_LoadUnsigned(rdb));
@@ -47,7 +50,7 @@ fn load_v0<S: Stored>(rdb: *mut RedisModuleIO) -> *mut c_void {
     if api!(RedisModule_IsIOError(rdb)) != 0 {
         return std::ptr::null_mut();
     }
-    match S::from_words(words) {
+    match from_words(words) {
         Some(state) => stored::new_value(state),
         None => std::ptr::null_mut(),
     }

@@ -193,7 +193,9 @@ macro_rules! dispatch {
 
         /// Runs `w` for the kind whose effect payloads start with `tag`.
         pub fn by_tag<W: WithKind>(tag: u8, w: W) -> Result<W::Out, W> {
-            $(if tag == <<$kind as Algorithm>::State as Stored>::TAG {
+            $(if tag == <<$kind as Algorithm>::State as Stored>::TAG
+                || tag == <<$kind as Algorithm>::State as Stored>::V0_TAG
+            {
                 return Ok(w.run::<$kind>());
             })*
             Err(w)

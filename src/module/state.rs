@@ -12,6 +12,7 @@ use std::ffi::c_void;
 
 use redis_module::raw::{self, RedisModuleString};
 
+use crate::core::time::NS_PER_MS;
 use crate::core::{Change, Write};
 
 use super::effect::{self, Propagated};
@@ -84,15 +85,15 @@ impl<'c, K: Kind> KeyState<'c, K> {
         self.held.map(|(state, _)| state)
     }
 
-    /// Makes `change`, setting the key's expiry (`now_us`: the time the
+    /// Makes `change`, setting the key's expiry (`now_ns`: the time the
     /// command runs at). False if the server refused the value (or the key
     /// is already closed).
     #[inline]
-    pub fn write(&mut self, change: &Change<K::State>, now_us: u64) -> bool {
+    pub fn write(&mut self, change: &Change<K::State>, now_ns: u64) -> bool {
         match change {
-            Change::Consume(w) => self.store(w, now_us),
+            Change::Consume(w) => self.store(w, now_ns),
             Change::Repair(w) => {
-                let stored = self.store(w, now_us);
+                let stored = self.store(w, now_ns);
                 if stored {
                     stats::count(&stats::REPAIRS);
                 }
@@ -110,7 +111,7 @@ impl<'c, K: Kind> KeyState<'c, K> {
     }
 
     #[inline]
-    fn store(&mut self, w: &Write<K::State>, now_us: u64) -> bool {
+    fn store(&mut self, w: &Write<K::State>, now_ns: u64) -> bool {
         let Some(key) = &self.key else { return false };
         let stored = match self.held {
             // SAFETY: as in `open_with`; the key is open for writing.
@@ -124,7 +125,7 @@ impl<'c, K: Kind> KeyState<'c, K> {
             }
         };
         // An expiry the server refused is a failed store: PTTL must equal reset.
-        let stored = stored && key.set_expire_at(w.expire_at_ms, now_us / 1000);
+        let stored = stored && key.set_expire_at(w.expire_at_ms, now_ns / NS_PER_MS);
         if stored {
             self.written = Written::State(w.state, w.expire_at_ms);
         }
@@ -147,7 +148,7 @@ impl<'c, K: Kind> KeyState<'c, K> {
     /// Stores a propagated effect (`RL.APPLY`): whatever the key held, it
     /// now holds `state`; an `expire_at_ms` of 0 leaves the expiry alone.
     /// Counts nothing: the master counted it.
-    pub fn apply(&mut self, state: K::State, expire_at_ms: u64, now_us: u64) -> bool {
+    pub fn apply(&mut self, state: K::State, expire_at_ms: u64, now_ns: u64) -> bool {
         let Some(key) = &self.key else { return false };
         let stored = match key.slot() {
             // SAFETY: as in `open_with`.
@@ -156,7 +157,7 @@ impl<'c, K: Kind> KeyState<'c, K> {
             },
             _ => key.set_value(K::redis_type(), stored::new_value(state)),
         };
-        let stored = stored && (expire_at_ms == 0 || key.set_expire_at(expire_at_ms, now_us / 1000));
+        let stored = stored && (expire_at_ms == 0 || key.set_expire_at(expire_at_ms, now_ns / NS_PER_MS));
         if stored {
             self.written = Written::State(state, expire_at_ms);
         }

@@ -3,17 +3,23 @@
 //! a state live here, side by side, so that they cannot drift apart.
 //!
 //! A value is the algorithm's fixed-size state. States of one word (GCRA and
-//! the token bucket: a time in µs) live in the value pointer itself, so such
+//! the token bucket: a time in ns) live in the value pointer itself, so such
 //! a key costs no allocation of its own; the server never dereferences a
 //! module value, it only hands it back to the data-type callbacks. Larger
 //! states (the sliding window) are allocated with the server's allocator, so
 //! that `used_memory` and `maxmemory` see them.
 //!
-//! - RDB (encoding version 0): the state's words as RDB unsigneds (see
-//!   `data_type`).
+//! - RDB (encoding version 1): the state's words as RDB unsigneds, times in
+//!   ns (see `data_type`). Version 0 (release 0.1.0) wrote the same words
+//!   with GCRA and token-bucket times in µs; it still loads, converted (see
+//!   [`Stored::from_v0_words`]). DUMP payloads carry the version too.
 //! - Effect payload (little-endian): `tag:u8  word:u64 × WORDS
 //!   expire_at_ms:u64`, where `expire_at_ms == 0` means "leave the expiry
-//!   alone" (AOF rewrite, where the server emits PEXPIREAT itself).
+//!   alone" (AOF rewrite, where the server emits PEXPIREAT itself). The tag
+//!   names the type and the unit of its times: `g` and `t` (GCRA, token
+//!   bucket) carry ns; `G` and `T`, which 0.1.0 wrote (old AOF files, an
+//!   0.1.0 master's stream), carry µs and are still read; `S` (sliding
+//!   window, in ms) is unchanged.
 //! - DEBUG DIGEST-VALUE: the words, in order.
 
 use std::ffi::{c_void, CStr};
@@ -44,6 +50,9 @@ pub const MAX_PAYLOAD: usize = 1 + 8 * MAX_WORDS + 8;
 pub trait Stored: Copy + Sized + 'static {
     /// The tag byte of its effect payload.
     const TAG: u8;
+    /// The tag byte 0.1.0 wrote for it (RL.APPLY in old AOF files and
+    /// replication streams): its words in the encoding of RDB version 0.
+    const V0_TAG: u8;
     /// How many of the words it uses.
     const WORDS: usize;
     /// Whether the state lives in the value pointer (one word below 2^63,
@@ -52,34 +61,49 @@ pub trait Stored: Copy + Sized + 'static {
     fn to_words(&self) -> [u64; MAX_WORDS];
     /// `None` for words no valid state has (a corrupt payload or file).
     fn from_words(words: [u64; MAX_WORDS]) -> Option<Self>;
+    /// The same from the words 0.1.0 wrote (RDB encoding version 0, payload
+    /// tag [`Self::V0_TAG`]).
+    fn from_v0_words(words: [u64; MAX_WORDS]) -> Option<Self> {
+        Self::from_words(words)
+    }
 }
 
 impl Stored for GcraState {
-    const TAG: u8 = b'G';
+    const TAG: u8 = b'g';
+    const V0_TAG: u8 = b'G';
     const WORDS: usize = 1;
     const INLINE: bool = true;
     fn to_words(&self) -> [u64; MAX_WORDS] {
-        [self.tat_us, 0, 0]
+        [self.tat_ns, 0, 0]
     }
     fn from_words(w: [u64; MAX_WORDS]) -> Option<Self> {
-        (w[0] < INLINE_TAG).then_some(Self { tat_us: w[0] })
+        (w[0] < INLINE_TAG).then_some(Self { tat_ns: w[0] })
+    }
+    fn from_v0_words(w: [u64; MAX_WORDS]) -> Option<Self> {
+        us_to_ns(w[0]).map(|tat_ns| Self { tat_ns })
     }
 }
 
 impl Stored for TokenBucketState {
-    const TAG: u8 = b'T';
+    const TAG: u8 = b't';
+    const V0_TAG: u8 = b'T';
     const WORDS: usize = 1;
     const INLINE: bool = true;
     fn to_words(&self) -> [u64; MAX_WORDS] {
-        [self.full_at_us, 0, 0]
+        [self.full_at_ns, 0, 0]
     }
     fn from_words(w: [u64; MAX_WORDS]) -> Option<Self> {
-        (w[0] < INLINE_TAG).then_some(Self { full_at_us: w[0] })
+        (w[0] < INLINE_TAG).then_some(Self { full_at_ns: w[0] })
+    }
+    fn from_v0_words(w: [u64; MAX_WORDS]) -> Option<Self> {
+        us_to_ns(w[0]).map(|full_at_ns| Self { full_at_ns })
     }
 }
 
 impl Stored for SlidingWindowState {
     const TAG: u8 = b'S';
+    // Unchanged since 0.1.0 (times in ms).
+    const V0_TAG: u8 = b'S';
     const WORDS: usize = 3;
     const INLINE: bool = false;
     /// `[window_start_ms, window_ms, cur | prev << 32]`
@@ -96,8 +120,17 @@ impl Stored for SlidingWindowState {
     }
 }
 
+/// A time in µs written by 0.1.0, in ns. 0.1.0 accepted refill times up to
+/// 10^15 ms, so a time further ahead than 2^63 ns (year 2262) could be
+/// stored: it becomes the largest valid time, which reads as drained and is
+/// repaired to one refill from now on the next call (as a clock jump is).
+/// `None` for a word no 0.1.0 state has.
+fn us_to_ns(us: u64) -> Option<u64> {
+    (us < INLINE_TAG).then(|| us.saturating_mul(1000).min(INLINE_TAG - 1))
+}
+
 /// The top bit of an inline value. Every valid one-word state is below it
-/// (times in µs stay below 2^63 for 290,000 years), so an inline value is
+/// (times in ns stay below 2^63 until the year 2262), so an inline value is
 /// never NULL, which the server would take for "no value" (a failed COPY or
 /// RDB load).
 const INLINE_TAG: u64 = 1 << 63;
@@ -181,15 +214,20 @@ pub fn encode<'b, S: Stored>(state: &S, expire_at_ms: u64, buf: &'b mut [u8; MAX
 
 /// The state and expiry in an effect payload of `S`, if it is well formed.
 pub fn decode<S: Stored>(payload: &[u8]) -> Option<(S, u64)> {
-    if payload.len() != 1 + 8 * S::WORDS + 8 || payload[0] != S::TAG {
+    if payload.len() != 1 + 8 * S::WORDS + 8 {
         return None;
     }
+    let from_words: fn([u64; MAX_WORDS]) -> Option<S> = match payload[0] {
+        t if t == S::TAG => S::from_words,
+        t if t == S::V0_TAG => S::from_v0_words,
+        _ => return None,
+    };
     let word = |i: usize| u64::from_le_bytes(payload[1 + 8 * i..9 + 8 * i].try_into().unwrap_or([0; 8]));
     let mut words = [0u64; MAX_WORDS];
     for (i, w) in words.iter_mut().enumerate().take(S::WORDS) {
         *w = word(i);
     }
-    Some((S::from_words(words)?, word(S::WORDS)))
+    Some((from_words(words)?, word(S::WORDS)))
 }
 
 #[cfg(test)]
@@ -199,7 +237,7 @@ mod tests {
     #[test]
     fn payloads_round_trip() {
         let mut buf = [0u8; MAX_PAYLOAD];
-        let g = GcraState { tat_us: 1_800_000_000_123_456 };
+        let g = GcraState { tat_ns: 1_800_000_000_123_456_789 };
         let p = encode(&g, 1_800_000_000_124, &mut buf).to_vec();
         assert_eq!(p.len(), 17);
         assert_eq!(decode::<GcraState>(&p), Some((g, 1_800_000_000_124)));
@@ -209,6 +247,30 @@ mod tests {
         let p = encode(&s, 0, &mut buf).to_vec();
         assert_eq!(p.len(), 33);
         assert_eq!(decode::<SlidingWindowState>(&p), Some((s, 0)));
+    }
+
+    #[test]
+    fn payloads_of_0_1_0_carry_microseconds() {
+        // 0.1.0's GCRA payload: tag G, the TAT in µs, the expiry.
+        let mut p = vec![b'G'];
+        p.extend_from_slice(&1_800_000_000_123_456u64.to_le_bytes());
+        p.extend_from_slice(&1_800_000_000_124u64.to_le_bytes());
+        let want = GcraState { tat_ns: 1_800_000_000_123_456_000 };
+        assert_eq!(decode::<GcraState>(&p), Some((want, 1_800_000_000_124)));
+        assert_eq!(decode::<TokenBucketState>(&p), None, "tags differ");
+        p[0] = b'T';
+        let want = TokenBucketState { full_at_ns: 1_800_000_000_123_456_000 };
+        assert_eq!(decode::<TokenBucketState>(&p), Some((want, 1_800_000_000_124)));
+        // A new payload is never read as an old one, nor the other way round.
+        let mut buf = [0u8; MAX_PAYLOAD];
+        assert_eq!(encode(&want, 0, &mut buf)[0], b't');
+        assert_ne!(GcraState::TAG, GcraState::V0_TAG);
+        // 0.1.0 accepted refills up to 10^15 ms: a time past 2^63 ns is
+        // kept as the largest valid one (read as drained, then repaired).
+        p[1..9].copy_from_slice(&(u64::MAX / 1000).to_le_bytes());
+        assert_eq!(decode::<TokenBucketState>(&p).map(|s| s.0.full_at_ns), Some((1 << 63) - 1));
+        p[1..9].copy_from_slice(&(1u64 << 63).to_le_bytes());
+        assert_eq!(decode::<TokenBucketState>(&p), None);
     }
 
     #[test]

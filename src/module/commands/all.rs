@@ -45,12 +45,12 @@ pub fn command(ctx: Ctx<'_>, args: Argv<'_>) {
     };
 
     // One instant for every key, so the limits are checked together.
-    let now_us = clock::now_us();
+    let now_ns = clock::now_ns();
     // At most args::MAX_KEYS parts, each holding its key open: duplicate
     // keys were refused, so no two parts alias one value.
     let mut parts: Vec<AnyPart> = Vec::with_capacity(parsed.specs.len());
     for (i, spec) in parsed.specs.iter().enumerate() {
-        match AnyPart::open(ctx, args.string(2 + i), spec.limit, spec.cost, now_us) {
+        match AnyPart::open(ctx, args.string(2 + i), spec.limit, spec.cost, now_ns) {
             Ok(part) => parts.push(part),
             Err(WrongType) => {
                 // Closes every key opened so far; nothing was written.
@@ -67,7 +67,7 @@ pub fn command(ctx: Ctx<'_>, args: Argv<'_>) {
     let mut refused = false;
     if !parsed.peek {
         for part in &mut parts {
-            refused |= !part.get_mut().store(allowed, now_us);
+            refused |= !part.get_mut().store(allowed, now_ns);
         }
     }
     // Close every key before telling the server about the writes, as the
@@ -162,7 +162,7 @@ trait Pending {
     /// Stores what this key gets from the whole decision: its consumed
     /// state if every limit allowed, else at most a repair. False if the
     /// server refused the value.
-    fn store(&mut self, all_allowed: bool, now_us: u64) -> bool;
+    fn store(&mut self, all_allowed: bool, now_ns: u64) -> bool;
     /// Closes the key.
     fn close(&mut self);
     /// Signals, notifies and propagates what [`store`](Self::store) wrote.
@@ -178,9 +178,9 @@ struct Part<'c, K: Kind> {
 
 impl<'c, K: Kind> Part<'c, K> {
     /// Opens and reads the key, and decides its limit alone.
-    fn open(ctx: Ctx<'c>, name: *mut RedisModuleString, limiter: K, cost: u64, now_us: u64) -> Result<Self, WrongType> {
+    fn open(ctx: Ctx<'c>, name: *mut RedisModuleString, limiter: K, cost: u64, now_ns: u64) -> Result<Self, WrongType> {
         let key = KeyState::<K>::open(ctx, name)?;
-        let verdict = limiter.decide(key.state(), now_us, cost);
+        let verdict = limiter.decide(key.state(), now_ns, cost);
         Ok(Self { limiter, key, verdict })
     }
 }
@@ -190,16 +190,16 @@ impl<K: Kind> Pending for Part<'_, K> {
         &self.verdict.decision
     }
 
-    fn store(&mut self, all_allowed: bool, now_us: u64) -> bool {
+    fn store(&mut self, all_allowed: bool, now_ns: u64) -> bool {
         let change = if all_allowed {
             self.verdict.change
         } else {
             // Consume nothing; keep only a repair. A COST 0 check stores
             // exactly that (and nothing in steady operation).
-            self.limiter.decide(self.key.state(), now_us, 0).change
+            self.limiter.decide(self.key.state(), now_ns, 0).change
         };
         match change {
-            Some(change) => self.key.write(&change, now_us),
+            Some(change) => self.key.write(&change, now_ns),
             None => true,
         }
     }
@@ -226,10 +226,10 @@ macro_rules! any_part {
                 name: *mut RedisModuleString,
                 limit: Limit,
                 cost: u64,
-                now_us: u64,
+                now_ns: u64,
             ) -> Result<Self, WrongType> {
                 match limit {
-                    $(Limit::$variant(l) => Part::open(ctx, name, l, cost, now_us).map(AnyPart::$variant),)*
+                    $(Limit::$variant(l) => Part::open(ctx, name, l, cost, now_ns).map(AnyPart::$variant),)*
                 }
             }
 

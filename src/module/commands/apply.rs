@@ -57,7 +57,7 @@ impl WithKind for Apply<'_, '_> {
         };
         // Whatever the key held is replaced, as by SET or RESTORE.
         let mut key = KeyState::<K>::open_any(self.ctx, self.name);
-        if !key.apply(state, expire_at_ms, clock::now_us()) {
+        if !key.apply(state, expire_at_ms, clock::now_ns()) {
             return false;
         }
         // The same event the write fired on the master, as replicas of

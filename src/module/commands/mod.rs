@@ -51,12 +51,12 @@ pub fn run<K: Kind, A: Algorithm<State = K::State>>(
         return reply_error(ctx, WRONGTYPE);
     };
 
-    let now_us = clock::now_us();
-    let verdict = limiter.decide(key.state(), now_us, opts.cost);
+    let now_ns = clock::now_ns();
+    let verdict = limiter.decide(key.state(), now_ns, opts.cost);
     let flags = context_flags(ctx);
 
     if let (false, Some(change)) = (opts.peek, &verdict.change) {
-        let stored = key.write(change, now_us);
+        let stored = key.write(change, now_ns);
         key.close();
         if !stored {
             return reply_error(ctx, "ERR could not store the limiter state");

@@ -52,7 +52,7 @@ impl Throttle {
         // The core's own error names BURST, which this command has not.
         let gcra = Gcra::new(count, period_s * 1000, max_burst + 1).map_err(|_| ParamError {
             arg: "max_burst",
-            reason: "(max_burst + 1) * period / count exceeds 10^12 seconds",
+            reason: "(max_burst + 1) * period / count exceeds 10^9 seconds",
         })?;
         Ok((Throttle(gcra), quantity))
     }
@@ -64,8 +64,8 @@ impl Algorithm for Throttle {
         self.0.limit()
     }
     #[inline]
-    fn check(&self, state: Option<GcraState>, now_us: u64, cost: u64) -> Outcome<GcraState> {
-        self.0.check(state, now_us, cost)
+    fn check(&self, state: Option<GcraState>, now_ns: u64, cost: u64) -> Outcome<GcraState> {
+        self.0.check(state, now_ns, cost)
     }
 }
 
@@ -90,7 +90,7 @@ fn reply(ctx: Ctx<'_>, decision: &Decision, _flags: u32) {
 /// microseconds, and rounding up twice is rounding up once: this is the
 /// exact duration in whole seconds, rounded up, so waiting it is enough.
 fn ceil_s(ms: u64) -> i64 {
-    // ms <= 10^15 (MAX_SPAN_US in ms): fits i64 with room to spare.
+    // ms <= 10^12 (MAX_SPAN_MS): fits i64 with room to spare.
     i64::try_from(ms.div_ceil(US_PER_MS)).unwrap_or(i64::MAX)
 }
 
@@ -171,7 +171,7 @@ mod tests {
         let e = parse("CL.THROTTLE k 4294967294 1 1000000000").unwrap_err();
         assert_eq!(
             e.to_string(),
-            "ERR max_burst is out of range: (max_burst + 1) * period / count exceeds 10^12 seconds"
+            "ERR max_burst is out of range: (max_burst + 1) * period / count exceeds 10^9 seconds"
         );
     }
 
