@@ -127,7 +127,7 @@ impl Quota {
         }
         // Denied: the count only falls when the window ends, and from then
         // any cost up to the limit fits. The wait is at least 1 ms.
-        let retry = Self::to_end(window, now_ns) as i64;
+        let retry = i64::try_from(Self::to_end(window, now_ns)).unwrap_or(i64::MAX);
         Outcome { decision: self.decision(false, count, window, now_ns, retry), write: repair_write }
     }
 
