@@ -18,6 +18,6 @@ pub mod token_bucket;
 pub use calendar::{tzdata_release, Calendar, CalendarCache, Period, Unit, Window, Zone};
 pub use decision::{Decision, Outcome, ParamError, Write};
 pub use gcra::{Gcra, GcraState, Schedule};
-pub use quota::{Quota, QuotaState, Refund, Settle};
+pub use quota::{Quota, QuotaAt, QuotaState, Refund, Settle};
 pub use sliding_window::{SlidingWindow, SlidingWindowState};
 pub use token_bucket::{TokenBucket, TokenBucketState};

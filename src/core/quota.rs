@@ -145,6 +145,30 @@ impl Quota {
     }
 }
 
+/// A quota with the window holding now: a check in the shape every other
+/// kind has (`check(state, now_ns, cost)`), for the module's one trait. Built
+/// per call, from the window a [`super::calendar::CalendarCache`] answers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct QuotaAt {
+    pub quota: Quota,
+    pub window: Window,
+}
+
+impl QuotaAt {
+    pub fn limit(&self) -> u64 {
+        self.quota.limit
+    }
+
+    #[inline]
+    pub fn check(&self, state: Option<QuotaState>, now_ns: u64, cost: u64) -> Outcome<QuotaState> {
+        self.quota.check(state, self.window, now_ns, cost)
+    }
+
+    pub fn refund(&self, state: Option<QuotaState>, now_ns: u64, n: u64) -> Refund {
+        self.quota.refund(state, self.window, now_ns, n)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -294,6 +318,18 @@ mod tests {
         let future = QuotaState { count: 1, start_ms: T0 + 2 * HOUR, end_ms: T0 + 3 * HOUR };
         let r = q.refund(Some(future), W, T0 * MS, 2);
         assert_eq!(r.settle, Settle::Store(Quota::write(3, W)));
+    }
+
+    #[test]
+    fn quota_at_is_the_quota_in_its_window() {
+        let q = Quota::new(3);
+        let at = QuotaAt { quota: q, window: W };
+        assert_eq!(at.limit(), 3);
+        let s = q.check(None, W, T0 * MS, 2).write.map(|w| w.state);
+        for cost in 0..5 {
+            assert_eq!(at.check(s, (T0 + 7) * MS, cost), q.check(s, W, (T0 + 7) * MS, cost));
+        }
+        assert_eq!(at.refund(s, (T0 + 7) * MS, 1), q.refund(s, W, (T0 + 7) * MS, 1));
     }
 
     #[test]
