@@ -4,7 +4,7 @@
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use redis_rl::core::{Gcra, SlidingWindow, TokenBucket};
+use redis_rl::core::{Calendar, CalendarCache, Gcra, Period, Quota, SlidingWindow, TokenBucket, Unit, Zone};
 
 /// A realistic "now", µs since the epoch (the sliding window's unit).
 const NOW: u64 = 1_800_000_000_000_000;
@@ -48,5 +48,34 @@ fn sliding_window(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, gcra, token_bucket, sliding_window);
+/// `RL.QUOTA ... DAY TZ Europe/Berlin`: the decision, the window from the
+/// module's cache (the call path), and what the cache saves: the window
+/// computed from scratch and the zone looked up.
+fn quota(c: &mut Criterion) {
+    let mut g = c.benchmark_group("quota");
+    let now_ns = NOW * 1_000;
+    let day = Period::Calendar(Unit::Day);
+    let berlin = Some(&b"Europe/Berlin"[..]);
+    let mut cache: CalendarCache<16> = CalendarCache::new();
+    let w = cache.window(day, berlin, now_ns).unwrap();
+    let lim = Quota::new(100);
+    let some = lim.check(None, w, now_ns, 1).write.unwrap().state;
+    let full = lim.check(None, w, now_ns, 100).write.unwrap().state;
+    assert!(!lim.check(Some(full), w, now_ns, 1).decision.allowed, "the deny case must deny");
+    g.bench_function("allow", |b| {
+        b.iter(|| lim.check(black_box(Some(some)), black_box(w), black_box(now_ns), black_box(1)))
+    });
+    g.bench_function("deny", |b| {
+        b.iter(|| lim.check(black_box(Some(full)), black_box(w), black_box(now_ns), black_box(1)))
+    });
+    g.bench_function("window_cached", |b| {
+        b.iter(|| cache.window(black_box(day), black_box(berlin), black_box(now_ns)))
+    });
+    let cal = Calendar::new(day, Zone::lookup(b"Europe/Berlin").ok()).unwrap();
+    g.bench_function("window_computed", |b| b.iter(|| black_box(&cal).compute(black_box(now_ns))));
+    g.bench_function("zone_lookup", |b| b.iter(|| Zone::lookup(black_box(b"Europe/Berlin"))));
+    g.finish();
+}
+
+criterion_group!(benches, gcra, token_bucket, sliding_window, quota);
 criterion_main!(benches);

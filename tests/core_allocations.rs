@@ -57,3 +57,40 @@ fn deciding_allocates_nothing() {
     assert_eq!(allocations() - after, 1);
     drop(v);
 }
+
+/// Quotas: the decision, and the window from a warm calendar cache, whether
+/// now stays in the cached window or moves on to the next ones (computed
+/// again from the zone's rules), allocate nothing. Only a cache miss (a
+/// zone parsed from the database) may.
+#[test]
+fn quota_decisions_and_cached_windows_allocate_nothing() {
+    use redis_rl::core::{CalendarCache, Period, Quota, Unit};
+    const NS: u64 = 1_000;
+    let periods = [
+        (Period::Calendar(Unit::Day), Some(&b"Europe/Berlin"[..])),
+        (Period::Calendar(Unit::Hour), Some(b"Australia/Lord_Howe")),
+        (Period::Calendar(Unit::Month), None),
+        (Period::Fixed(60_000), None),
+    ];
+    let mut cache: CalendarCache<8> = CalendarCache::new();
+    for (p, tz) in periods {
+        cache.window(p, tz, T0 * NS).unwrap();
+    }
+    let quota = Quota::new(50);
+    let mut state = None;
+    let mut denied = 0;
+    let before = allocations();
+    for i in 0..10_000u64 {
+        // 10,000 calls over about 116 days from 2027-01-15, each period in
+        // turn, across Berlin's (March 28) and Lord Howe's (April 4) DST changes.
+        let now = T0 * NS + i * 1_000_000_000_000;
+        let (p, tz) = periods[(i % 4) as usize];
+        let w = cache.window(p, tz, now).unwrap();
+        let o = quota.check(state, w, now, i % 7);
+        denied += u64::from(!o.decision.allowed);
+        state = o.write.map(|w| w.state).or(state);
+    }
+    let after = allocations();
+    assert!(denied > 0);
+    assert_eq!(after - before, 0, "quota decisions allocated {} times", after - before);
+}

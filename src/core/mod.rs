@@ -6,10 +6,15 @@
 //! nanoseconds since the Unix epoch (the sliding window works in
 //! microseconds inside), passed in by the caller; decisions are exact integer
 //! arithmetic (no floating point), and nothing here allocates.
+//!
+//! Quotas (`quota`, with their calendar windows in real time zones in
+//! `calendar`) have their pure core here; the module does not offer them yet.
 
 pub mod algorithm;
+pub mod calendar;
 pub mod decision;
 pub mod gcra;
+pub mod quota;
 pub mod schedule;
 pub mod sliding_window;
 #[cfg(test)]
@@ -18,8 +23,10 @@ pub mod time;
 pub mod token_bucket;
 
 pub use algorithm::{Algorithm, Change, Verdict};
+pub use calendar::{tzdata_release, Calendar, CalendarCache, Period, Unit, Window, Zone};
 pub use decision::{Decision, Outcome, ParamError, Write};
 pub use gcra::{Gcra, GcraState};
+pub use quota::{Quota, QuotaAt, QuotaState, Refund, Settle};
 pub use schedule::Schedule;
 pub use sliding_window::{SlidingWindow, SlidingWindowState};
 pub use token_bucket::{TokenBucket, TokenBucketState};
