@@ -7,6 +7,7 @@
 
 pub mod decision;
 pub mod gcra;
+pub mod log;
 pub mod sliding_window;
 #[cfg(test)]
 mod table;
@@ -15,5 +16,6 @@ pub mod token_bucket;
 
 pub use decision::{Decision, Outcome, ParamError, Write};
 pub use gcra::{Gcra, GcraState, Schedule};
+pub use log::{ChangeKind, LogBuf, LogChange, LogEntry, LogHeader, LogOp, LogOutcome, LogStore, SlidingLog};
 pub use sliding_window::{SlidingWindow, SlidingWindowState};
 pub use token_bucket::{TokenBucket, TokenBucketState};
