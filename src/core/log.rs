@@ -141,6 +141,13 @@ pub struct LogChange {
 }
 
 impl LogChange {
+    /// How many entries the store holds after the change, if it held
+    /// `before` entries (what the change was computed from): the room a
+    /// fixed-capacity store must have before [`apply`](Self::apply).
+    pub fn len_after(&self, before: usize) -> usize {
+        before.saturating_sub(self.drop_front).min(self.keep) + usize::from(self.push.is_some())
+    }
+
     /// Applies the change to the store it was computed from.
     pub fn apply<S: LogStore>(&self, store: &mut S) {
         store.pop_front(self.drop_front.min(store.len()));
@@ -531,6 +538,120 @@ impl LogStore for LogBuf {
     }
 }
 
+/// A log in a block of words the caller owns (the module's value block):
+/// `[window_ms, total, head, len, entries..]`, the entries a ring of
+/// `(t_ns, cost)` pairs starting at pair `head`. Dropping from the front
+/// moves nothing (`head` advances), so a call costs what it drops; the
+/// caller grows the block (by doubling, say) with [`grow_into`](Self::grow_into)
+/// before a change needs more room ([`LogChange::len_after`]).
+pub struct LogRing<'a> {
+    words: &'a mut [u64],
+}
+
+/// The words of a [`LogRing`] before its entries.
+pub const LOG_RING_HEADER_WORDS: usize = 4;
+
+impl<'a> LogRing<'a> {
+    /// The words needed for a ring of `capacity` entries.
+    pub const fn words_for(capacity: usize) -> usize {
+        LOG_RING_HEADER_WORDS + 2 * capacity
+    }
+
+    /// An empty log with `header` in `words` (at least the header words).
+    pub fn init(words: &'a mut [u64], header: LogHeader) -> Self {
+        words[..LOG_RING_HEADER_WORDS].copy_from_slice(&[header.window_ms, header.total, 0, 0]);
+        Self { words }
+    }
+
+    /// The log already in `words` (written by [`init`](Self::init) and this
+    /// type; check it with [`SlidingLog::valid`] if it came from outside).
+    /// `None` if its head or length do not fit the block.
+    pub fn open(words: &'a mut [u64]) -> Option<Self> {
+        let ring = Self { words };
+        let cap = ring.capacity();
+        let fits = ring.words.len() >= LOG_RING_HEADER_WORDS
+            && usize::try_from(ring.words[2]).is_ok_and(|h| h < cap.max(1))
+            && usize::try_from(ring.words[3]).is_ok_and(|n| n <= cap);
+        fits.then_some(ring)
+    }
+
+    /// Entries the block has room for.
+    pub fn capacity(&self) -> usize {
+        self.words.len().saturating_sub(LOG_RING_HEADER_WORDS) / 2
+    }
+
+    /// Copies the log into `dst` (a bigger block), its entries from pair 0.
+    /// Returns false (copying nothing) if `dst` has too little room.
+    pub fn grow_into(&self, dst: &mut [u64]) -> bool {
+        let n = self.len();
+        if dst.len() < Self::words_for(n) {
+            return false;
+        }
+        let h = self.header();
+        dst[..LOG_RING_HEADER_WORDS].copy_from_slice(&[h.window_ms, h.total, 0, n as u64]);
+        for i in 0..n {
+            let e = self.get(i);
+            let at = LOG_RING_HEADER_WORDS + 2 * i;
+            dst[at] = e.t_ns;
+            dst[at + 1] = e.cost;
+        }
+        true
+    }
+
+    fn head(&self) -> usize {
+        self.words[2] as usize
+    }
+
+    /// The first word of entry `i`.
+    fn at(&self, i: usize) -> usize {
+        LOG_RING_HEADER_WORDS + 2 * ((self.head() + i) % self.capacity())
+    }
+}
+
+impl LogStore for LogRing<'_> {
+    fn len(&self) -> usize {
+        self.words[3] as usize
+    }
+    fn get(&self, i: usize) -> LogEntry {
+        let at = self.at(i);
+        LogEntry { t_ns: self.words[at], cost: self.words[at + 1] }
+    }
+    fn header(&self) -> LogHeader {
+        LogHeader { window_ms: self.words[0], total: self.words[1] }
+    }
+    fn set_header(&mut self, header: LogHeader) {
+        self.words[0] = header.window_ms;
+        self.words[1] = header.total;
+    }
+    fn pop_front(&mut self, k: usize) {
+        let k = k.min(self.len());
+        if k > 0 {
+            self.words[2] = ((self.head() + k) % self.capacity()) as u64;
+            self.words[3] -= k as u64;
+        }
+    }
+    fn truncate(&mut self, len: usize) {
+        self.words[3] = self.words[3].min(len as u64);
+    }
+    fn set_cost(&mut self, i: usize, cost: u64) {
+        let at = self.at(i);
+        self.words[at + 1] = cost;
+    }
+    /// The caller has made room ([`LogChange::len_after`]); an entry past
+    /// the capacity is dropped, never written out of bounds.
+    fn push_back(&mut self, entry: LogEntry) {
+        let n = self.len();
+        if n >= self.capacity() {
+            debug_assert!(false, "push_back past the ring's capacity");
+            return;
+        }
+        let at = self.at(n);
+        self.words[at] = entry.t_ns;
+        self.words[at + 1] = entry.cost;
+        self.words[3] += 1;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -786,6 +907,45 @@ mod tests {
         c.apply(&mut s);
         let d = log.check(Some(&s), now, LogOp::Consume(1)).decision;
         assert_eq!((d.retry_after_ms, d.reset_after_ms), (MAX_LOG_WINDOW_MS as i64, MAX_LOG_WINDOW_MS));
+    }
+
+    #[test]
+    fn a_ring_of_words_wraps_grows_and_matches_the_buffer() {
+        let log = SlidingLog::new(3, 100).unwrap();
+        let mut words = vec![0u64; LogRing::words_for(1)];
+        LogRing::init(&mut words, log.empty_header());
+        let mut reference = LogBuf::new(log.empty_header());
+        let mut now = T0;
+        for i in 0..200u64 {
+            now += (i % 5) * 20 * MS + i % 3;
+            let op = if i % 11 == 0 { LogOp::Refund(1) } else { LogOp::Consume(i % 3) };
+            let ring = LogRing::open(&mut words).unwrap();
+            let o = log.check(Some(&ring), now, op);
+            assert_eq!(o, log.check(Some(&reference), now, op), "call {i}");
+            let Some(c) = o.change else { continue };
+            let grown = (c.len_after(ring.len()) > ring.capacity()).then(|| {
+                let mut bigger = vec![0u64; LogRing::words_for(2 * ring.capacity())];
+                assert!(ring.grow_into(&mut bigger));
+                bigger
+            });
+            if let Some(bigger) = grown {
+                words = bigger;
+            }
+            let mut ring = LogRing::open(&mut words).unwrap();
+            c.apply(&mut ring);
+            c.apply(&mut reference);
+            assert_eq!(ring.len(), reference.len());
+            assert!((0..ring.len()).all(|j| ring.get(j) == reference.get(j)), "call {i}");
+            assert_eq!(ring.header(), reference.header());
+            assert!(SlidingLog::valid(&ring));
+        }
+        // Three entries at most, so the block never grew past four.
+        assert_eq!(words.len(), LogRing::words_for(4));
+        // A head or length that does not fit the block is refused.
+        let mut bad = vec![1000, 0, 9, 0, 0, 0];
+        assert!(LogRing::open(&mut bad).is_none());
+        let mut bad = vec![1000, 0, 0, 2, 0, 0];
+        assert!(LogRing::open(&mut bad).is_none());
     }
 
     #[test]

@@ -16,6 +16,6 @@ pub mod token_bucket;
 
 pub use decision::{Decision, Outcome, ParamError, Write};
 pub use gcra::{Gcra, GcraState, Schedule};
-pub use log::{ChangeKind, LogBuf, LogChange, LogEntry, LogHeader, LogOp, LogOutcome, LogStore, SlidingLog};
+pub use log::{ChangeKind, LogBuf, LogChange, LogEntry, LogHeader, LogOp, LogOutcome, LogRing, LogStore, SlidingLog};
 pub use sliding_window::{SlidingWindow, SlidingWindowState};
 pub use token_bucket::{TokenBucket, TokenBucketState};
