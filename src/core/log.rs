@@ -242,12 +242,12 @@ impl<S: LogStore> View<'_, S> {
     /// Adds `cost` at `t` (no earlier than the newest entry), merged into
     /// the newest entry when it is of the same instant.
     fn add(&mut self, t_ns: u64, cost: u64) {
-        self.total += cost;
+        self.total = self.total.saturating_add(cost);
         match self.pushed {
-            Some(ref mut p) if p.t_ns == t_ns => p.cost += cost,
+            Some(ref mut p) if p.t_ns == t_ns => p.cost = p.cost.saturating_add(cost),
             Some(_) => unreachable_push(),
             None if self.kept() > 0 && self.get(self.kept() - 1).t_ns == t_ns => {
-                self.back_cost = Some(self.get(self.kept() - 1).cost + cost);
+                self.back_cost = Some(self.get(self.kept() - 1).cost.saturating_add(cost));
             }
             None => self.pushed = Some(LogEntry { t_ns, cost }),
         }
@@ -259,7 +259,7 @@ impl<S: LogStore> View<'_, S> {
             let oldest = self.get(0);
             if oldest.cost <= units {
                 units -= oldest.cost;
-                self.total -= oldest.cost;
+                self.total = self.total.saturating_sub(oldest.cost);
                 if self.kept() > 0 {
                     self.lo += 1;
                     self.front_cost = None;
@@ -271,7 +271,7 @@ impl<S: LogStore> View<'_, S> {
                 }
             } else {
                 let cost = oldest.cost - units;
-                self.total -= units;
+                self.total = self.total.saturating_sub(units);
                 units = 0;
                 if self.kept() == 0 {
                     self.pushed = Some(LogEntry { cost, ..oldest });
@@ -290,7 +290,7 @@ impl<S: LogStore> View<'_, S> {
             let newest = self.get(self.len() - 1);
             let cut = newest.cost.min(units);
             units -= cut;
-            self.total -= cut;
+            self.total = self.total.saturating_sub(cut);
             let cost = newest.cost - cut;
             if let Some(ref mut p) = self.pushed {
                 if cost == 0 {
@@ -946,6 +946,23 @@ mod tests {
         assert!(LogRing::open(&mut bad).is_none());
         let mut bad = vec![1000, 0, 0, 2, 0, 0];
         assert!(LogRing::open(&mut bad).is_none());
+    }
+
+    #[test]
+    fn an_inconsistent_header_never_panics() {
+        // What `valid` refuses at load; should one get through, no call panics.
+        let log = SlidingLog::new(5, 1000).unwrap();
+        for total in [0, 1, u64::MAX] {
+            let mut s = buf(1000, &[(0, 2), (100, 3), (5000, 4)]);
+            s.set_header(LogHeader { window_ms: 1000, total });
+            for now in [T0 + 50 * MS, T0 + 1050 * MS] {
+                for op in [LogOp::Consume(0), LogOp::Consume(1), LogOp::Consume(5), LogOp::Refund(u64::MAX)] {
+                    if let Some(c) = log.check(Some(&s), now, op).change {
+                        c.apply(&mut s.clone());
+                    }
+                }
+            }
+        }
     }
 
     #[test]
