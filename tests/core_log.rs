@@ -13,7 +13,7 @@
 
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
-use redis_rl::core::{LogBuf, LogOp, LogRing, LogStore, SlidingLog, SlidingWindow};
+use redis_rl::core::{LogBuf, LogChange, LogOp, LogRing, LogStore, SlidingLog, SlidingWindow};
 
 const MS: u64 = 1_000_000;
 /// 2027-01-15 in ns, on a whole hour.
@@ -242,6 +242,9 @@ fn run(limit0: u64, window0: u64, steps: &[Step]) -> Result<(), TestCaseError> {
                 if peek {
                     continue;
                 }
+                // What a replica receives: the change's words, checked against its log.
+                prop_assert_eq!(LogChange::from_words(&change.to_words()), Some(change));
+                prop_assert!(change.fits(store.as_ref().map_or(0, |s| s.len())), "fits: {}", ctx());
                 if let Some(k) = new_key {
                     prop_assert_eq!(Some(change.expire_at_ms), want.expire_at_ms, "expiry: {}", ctx());
                     let s = store.get_or_insert_with(|| LogBuf::new(log.empty_header()));

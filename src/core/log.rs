@@ -148,6 +148,70 @@ impl LogChange {
         before.saturating_sub(self.drop_front).min(self.keep) + usize::from(self.push.is_some())
     }
 
+    /// Whether the change can apply to a store of `len` entries: what a
+    /// replica checks before applying a change it received.
+    pub fn fits(&self, len: usize) -> bool {
+        self.drop_front <= len
+            && self.keep <= len - self.drop_front
+            && self.len_after(len) as u64 <= MAX_LOG_LIMIT
+            && (self.front_cost.is_none() || len > self.drop_front)
+            && (self.back_cost.is_none() || self.keep > 0)
+    }
+
+    /// The change as [`LOG_CHANGE_WORDS`] words, for an effect payload:
+    /// `kind, drop_front, front_cost, keep, back_cost, push_t_ns, push_cost,
+    /// window_ms, total, expire_at_ms, delete`, a cost of 0 meaning none
+    /// (every cost the core writes is at least 1).
+    pub fn to_words(&self) -> [u64; LOG_CHANGE_WORDS] {
+        let kind = match self.kind {
+            ChangeKind::Consume => 0,
+            ChangeKind::Refund => 1,
+            ChangeKind::Repair => 2,
+        };
+        let push = self.push.unwrap_or(LogEntry { t_ns: 0, cost: 0 });
+        [
+            kind,
+            self.drop_front as u64,
+            self.front_cost.unwrap_or(0),
+            self.keep as u64,
+            self.back_cost.unwrap_or(0),
+            push.t_ns,
+            push.cost,
+            self.header.window_ms,
+            self.header.total,
+            self.expire_at_ms,
+            u64::from(self.delete),
+        ]
+    }
+
+    /// A change read back from [`to_words`](Self::to_words); `None` if a
+    /// word is out of its range.
+    pub fn from_words(w: &[u64; LOG_CHANGE_WORDS]) -> Option<Self> {
+        let kind = match w[0] {
+            0 => ChangeKind::Consume,
+            1 => ChangeKind::Refund,
+            2 => ChangeKind::Repair,
+            _ => return None,
+        };
+        let count = |x: u64| usize::try_from(x).ok().filter(|&n| n as u64 <= MAX_LOG_LIMIT);
+        let cost = |x: u64| (x != 0).then_some(x);
+        Some(Self {
+            kind,
+            drop_front: count(w[1])?,
+            front_cost: cost(w[2]),
+            keep: count(w[3])?,
+            back_cost: cost(w[4]),
+            push: cost(w[6]).map(|cost| LogEntry { t_ns: w[5], cost }),
+            header: LogHeader { window_ms: w[7], total: w[8] },
+            expire_at_ms: w[9],
+            delete: match w[10] {
+                0 => false,
+                1 => true,
+                _ => return None,
+            },
+        })
+    }
+
     /// Applies the change to the store it was computed from.
     pub fn apply<S: LogStore>(&self, store: &mut S) {
         store.pop_front(self.drop_front.min(store.len()));
@@ -168,6 +232,9 @@ impl LogChange {
         store.set_header(self.header);
     }
 }
+
+/// The words of an encoded [`LogChange`].
+pub const LOG_CHANGE_WORDS: usize = 11;
 
 /// The reply, and the change to store if the call writes (`None`: it writes
 /// nothing). A PEEK computes the same and applies nothing.
@@ -932,6 +999,9 @@ mod tests {
                 words = bigger;
             }
             let mut ring = LogRing::open(&mut words).unwrap();
+            // What a replica receives: the change's words, checked against its log.
+            assert_eq!(LogChange::from_words(&c.to_words()), Some(c));
+            assert!(c.fits(ring.len()), "call {i}: {c:?}");
             c.apply(&mut ring);
             c.apply(&mut reference);
             assert_eq!(ring.len(), reference.len());
@@ -962,6 +1032,23 @@ mod tests {
                     }
                 }
             }
+        }
+    }
+
+    #[test]
+    fn change_words_out_of_range_and_changes_that_do_not_fit_are_refused() {
+        let log = SlidingLog::new(10, 1000).unwrap();
+        let s = buf(1000, &[(0, 2), (100, 3)]);
+        let c = log.check(Some(&s), T0 + 1050 * MS, LogOp::Consume(1)).change.unwrap();
+        assert_eq!((c.drop_front, c.keep, c.push.is_some()), (1, 1, true));
+        assert!(c.fits(2));
+        assert!(!c.fits(1), "keeps one after dropping one: needs two");
+        assert!(!c.fits(0));
+        let w = c.to_words();
+        for (i, bad) in [(0, 3), (1, MAX_LOG_LIMIT + 1), (3, u64::MAX), (10, 2)] {
+            let mut b = w;
+            b[i] = bad;
+            assert_eq!(LogChange::from_words(&b), None, "word {i} = {bad}");
         }
     }
 
