@@ -460,7 +460,12 @@ impl SlidingLog {
         // Aged out: t + window <= now (a future entry never is).
         let lo = partition_point(n, |i| s.get(i).t_ns.saturating_add(w) <= now_ns);
         // Stamped after now: read as made now.
-        let hi = lo + partition_point(n - lo, |i| s.get(lo + i).t_ns <= now_ns);
+        // (Usually none is: then one look at the newest entry suffices.)
+        let hi = if n == 0 || s.get(n - 1).t_ns <= now_ns {
+            n
+        } else {
+            lo + partition_point(n - lo, |i| s.get(lo + i).t_ns <= now_ns)
+        };
         let header = s.header();
         let aged: u64 = (0..lo).map(|i| s.get(i).cost).sum();
         let future: u64 = (hi..n).map(|i| s.get(i).cost).sum();
