@@ -1058,6 +1058,31 @@ mod tests {
     }
 
     #[test]
+    fn two_thousand_entries_take_about_16_bytes_each_in_a_doubled_ring() {
+        let log = SlidingLog::new(2000, 60_000).unwrap();
+        let mut words = vec![0u64; LogRing::words_for(1)];
+        LogRing::init(&mut words, log.empty_header());
+        for i in 0..2000u64 {
+            let ring = LogRing::open(&mut words).unwrap();
+            let c = log.check(Some(&ring), T0 + i * MS, LogOp::Consume(1)).change.unwrap();
+            let grown = (c.len_after(ring.len()) > ring.capacity()).then(|| {
+                let mut bigger = vec![0u64; LogRing::words_for(2 * ring.capacity())];
+                assert!(ring.grow_into(&mut bigger));
+                bigger
+            });
+            if let Some(bigger) = grown {
+                words = bigger;
+            }
+            c.apply(&mut LogRing::open(&mut words).unwrap());
+        }
+        assert_eq!(LogRing::open(&mut words).unwrap().len(), 2000);
+        // 2,048 entries of 16 bytes and the header: 32,800 bytes, 16.4 a
+        // entry (the issue allows 48), before the key's own overhead.
+        assert_eq!(words.len() * 8, 32_800);
+        assert!(words.len() * 8 <= 48 * 2000);
+    }
+
+    #[test]
     fn invalid_stores_are_recognised() {
         assert!(SlidingLog::valid(&buf(1000, &[(0, 1), (1, 2)])));
         assert!(!SlidingLog::valid(&buf(1000, &[(1, 1), (1, 2)])), "same instant twice");
