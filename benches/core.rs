@@ -4,7 +4,10 @@
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use redis_rl::core::{Calendar, CalendarCache, Gcra, Period, Quota, SlidingWindow, TokenBucket, Unit, Zone};
+use redis_rl::core::{
+    Calendar, CalendarCache, Gcra, LogBuf, LogOp, LogStore, Period, Quota, SlidingLog, SlidingWindow, TokenBucket,
+    Unit, Zone,
+};
 
 /// A realistic "now", µs since the epoch (the sliding window's unit).
 const NOW: u64 = 1_800_000_000_000_000;
@@ -77,5 +80,50 @@ fn quota(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, gcra, token_bucket, sliding_window, quota);
+/// The exact sliding log with limits 10 and 1,000 (ns time): a decision on
+/// a log one short of full (allow) and full (deny), and the steady state of
+/// check + apply where each call ages out the oldest entry and appends one.
+fn sliding_log(c: &mut Criterion) {
+    const NOW_NS: u64 = NOW * 1_000;
+    const MS: u64 = 1_000_000;
+    for limit in [10u64, 1_000] {
+        let mut g = c.benchmark_group(format!("sliding_log_{limit}"));
+        let window_ms = 60_000;
+        let lim = SlidingLog::new(limit, window_ms).unwrap();
+        // One entry per `step` ns over the last window: full at NOW_NS.
+        let step = window_ms * MS / limit;
+        let mut full = LogBuf::new(lim.empty_header());
+        for i in 0..limit {
+            let at = NOW_NS - window_ms * MS + (i + 1) * step;
+            lim.check(Some(&full), at, LogOp::Consume(1)).change.unwrap().apply(&mut full);
+        }
+        assert_eq!(full.len() as u64, limit);
+        let mut short = full.clone();
+        lim.check(Some(&short), NOW_NS, LogOp::Refund(1)).change.unwrap().apply(&mut short);
+        assert!(lim.check(Some(&short), NOW_NS, LogOp::Consume(1)).decision.allowed, "the allow case must allow");
+        assert!(!lim.check(Some(&full), NOW_NS, LogOp::Consume(1)).decision.allowed, "the deny case must deny");
+        g.bench_function("allow", |b| {
+            b.iter(|| lim.check(black_box(Some(&short)), black_box(NOW_NS), black_box(LogOp::Consume(1))))
+        });
+        g.bench_function("deny", |b| {
+            b.iter(|| lim.check(black_box(Some(&full)), black_box(NOW_NS), black_box(LogOp::Consume(1))))
+        });
+        let mut rolling = full.clone();
+        let mut now = NOW_NS;
+        g.bench_function("check_apply_rolling", |b| {
+            b.iter(|| {
+                now += step;
+                let o = lim.check(Some(&rolling), black_box(now), LogOp::Consume(1));
+                if let Some(ch) = o.change {
+                    ch.apply(&mut rolling);
+                }
+                o.decision
+            })
+        });
+        assert!(rolling.len() as u64 <= limit);
+        g.finish();
+    }
+}
+
+criterion_group!(benches, gcra, token_bucket, sliding_window, quota, sliding_log);
 criterion_main!(benches);

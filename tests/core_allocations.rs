@@ -94,3 +94,48 @@ fn quota_decisions_and_cached_windows_allocate_nothing() {
     assert!(denied > 0);
     assert_eq!(after - before, 0, "quota decisions allocated {} times", after - before);
 }
+
+/// The exact sliding log (tests/core_log.rs has its model test) decides
+/// into a caller-owned store: once the store has held its `limit` entries,
+/// no call allocates.
+#[test]
+fn the_sliding_log_allocates_nothing_once_it_has_reached_its_size() {
+    use redis_rl::core::{ChangeKind, LogBuf, LogOp, SlidingLog};
+    // The log's core works in ns.
+    const T0_NS: u64 = T0 * 1000;
+    const MS: u64 = 1_000_000;
+    let log = SlidingLog::new(50, 100).unwrap();
+    let mut store = LogBuf::new(log.empty_header());
+    // Fill it to its size once (the VecDeque grows then), then run traffic
+    // of every kind: allowed, denied, refunds, repairs after backward jumps
+    // and a changed window.
+    for i in 0..50 {
+        log.check(Some(&store), T0_NS + i, LogOp::Consume(1)).change.unwrap().apply(&mut store);
+    }
+    // Allowed, denied, refunded, repaired.
+    let mut paths = [0u64; 4];
+    let before = allocations();
+    let mut now = T0_NS + 50;
+    for i in 0..20_000u64 {
+        now = if i % 101 == 0 { now - 30 * MS } else { now + (i % 7) * 300_000 };
+        let window = if i % 997 == 0 { 50 } else { 100 };
+        let log = SlidingLog::new(50, window).unwrap();
+        let op = if i % 13 == 0 { LogOp::Refund(i % 5 + 1) } else { LogOp::Consume(i % 4 * 5) };
+        let o = log.check(Some(&store), now, op);
+        paths[usize::from(!o.decision.allowed)] += 1;
+        // A deleting change leaves the buffer empty, as a missing key would be.
+        if let Some(c) = o.change {
+            match c.kind {
+                ChangeKind::Refund => paths[2] += 1,
+                ChangeKind::Repair => paths[3] += 1,
+                ChangeKind::Consume => {}
+            }
+            c.apply(&mut store);
+        }
+    }
+    let after = allocations();
+    for (path, name) in ["allowed", "denied", "refunded", "repaired"].iter().enumerate() {
+        assert!(paths[path] > 0, "no call took the {name} path: {paths:?}");
+    }
+    assert_eq!(after - before, 0, "the log allocated {} times", after - before);
+}

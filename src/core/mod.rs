@@ -8,12 +8,14 @@
 //! arithmetic (no floating point), and nothing here allocates.
 //!
 //! Quotas (`quota`, with their calendar windows in real time zones in
-//! `calendar`) have their pure core here; the module does not offer them yet.
+//! `calendar`) and the exact sliding log (`log`) have their pure cores here;
+//! the module does not offer them yet.
 
 pub mod algorithm;
 pub mod calendar;
 pub mod decision;
 pub mod gcra;
+pub mod log;
 pub mod quota;
 pub mod schedule;
 pub mod sliding_window;
@@ -26,6 +28,7 @@ pub use algorithm::{Algorithm, Change, Verdict};
 pub use calendar::{tzdata_release, Calendar, CalendarCache, Period, Unit, Window, Zone};
 pub use decision::{Decision, Outcome, ParamError, Write};
 pub use gcra::{Gcra, GcraState};
+pub use log::{ChangeKind, LogBuf, LogChange, LogEntry, LogHeader, LogOp, LogOutcome, LogRing, LogStore, SlidingLog};
 pub use quota::{Quota, QuotaAt, QuotaState, Refund, Settle};
 pub use schedule::Schedule;
 pub use sliding_window::{SlidingWindow, SlidingWindowState};
