@@ -9,6 +9,7 @@
 pub mod algorithm;
 pub mod decision;
 pub mod gcra;
+pub mod heavy_hitters;
 pub mod schedule;
 pub mod sliding_window;
 #[cfg(test)]
