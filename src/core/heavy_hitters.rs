@@ -13,13 +13,13 @@
 //! and every key whose true weight exceeds the smallest count is held.
 //!
 //! Memory is one block per array, allocated when the summary is made and
-//! never again: a min-heap of slots by count (the next to evict on top), an
+//! never again: an 8-ary min-heap of slots by count (the next to evict on top), an
 //! open-addressing hash table (linear probing, at most half full) from a
 //! key to its slot, and the slots themselves with up to [`KEY_BYTES`] of
 //! their key. A longer key is held by its first [`KEY_BYTES`] bytes, marked
 //! as shortened: every key that long with the same prefix adds to that one
 //! entry. Adding a weight allocates nothing; the work is one hash of the
-//! key, a probe, and a heap sift of at most log2(capacity) levels.
+//! key, a probe, and a heap sift of at most log8(capacity) levels.
 //!
 //! The blocks come from a [`Memory`]: the server's allocator in the module
 //! (so `used_memory` sees them), the system's in tests.
@@ -75,6 +75,21 @@ struct Slot {
     shortened: bool,
     key: [u8; KEY_BYTES],
 }
+
+/// One place in the heap: a slot and a copy of its count, so that a sift
+/// compares counts without following the index.
+#[derive(Clone, Copy)]
+#[repr(C)]
+struct Place {
+    count: u64,
+    slot: u32,
+}
+
+/// Children per heap node. An eviction sinks the new key from the root
+/// through every level when counts tie (a flood of distinct keys does
+/// that), so a shallow heap (4 levels for 1024 keys) whose children sit
+/// side by side costs half what a binary one does.
+const ARITY: usize = 2;
 
 /// An empty table cell.
 const EMPTY: u32 = u32::MAX;
@@ -133,8 +148,8 @@ pub struct Hitter {
 /// The Space-Saving summary (see the module's docs).
 pub struct SpaceSaving<M: Memory> {
     slots: Block<Slot, M>,
-    /// Slot indices, a min-heap by count over the first `len`.
-    heap: Block<u32, M>,
+    /// The slots, a min-heap by count over the first `len`.
+    heap: Block<Place, M>,
     /// Slot index per cell, or [`EMPTY`]; a power of two in size.
     table: Block<u32, M>,
     len: usize,
@@ -167,7 +182,7 @@ impl<M: Memory> SpaceSaving<M> {
     /// Bytes held (what the summary adds to `used_memory`, allocator
     /// overhead aside).
     pub fn bytes(&self) -> usize {
-        self.slots.n * size_of::<Slot>() + self.heap.n * 4 + self.table.n * 4
+        self.slots.n * size_of::<Slot>() + self.heap.n * size_of::<Place>() + self.table.n * 4
     }
 
     pub fn len(&self) -> usize {
@@ -200,7 +215,8 @@ impl<M: Memory> SpaceSaving<M> {
             let s = &mut self.slots.as_mut_slice()[at as usize];
             if s.hash == hash && s.shortened == shortened && &s.key[..s.len as usize] == key {
                 s.count = s.count.saturating_add(weight);
-                let from = s.heap_at as usize;
+                let (from, count) = (s.heap_at as usize, s.count);
+                self.heap.as_mut_slice()[from].count = count;
                 self.sift_down(from);
                 return;
             }
@@ -210,17 +226,20 @@ impl<M: Memory> SpaceSaving<M> {
             let at = self.len;
             self.len += 1;
             self.table.as_mut_slice()[cell] = at as u32;
-            self.slots.as_mut_slice()[at] = slot(key, shortened, hash, weight, 0, at);
-            self.heap.as_mut_slice()[at] = at as u32;
+            fill(&mut self.slots.as_mut_slice()[at], key, shortened, hash, weight, 0, at);
+            self.heap.as_mut_slice()[at] = Place { count: weight, slot: at as u32 };
             self.sift_up(at);
         } else {
-            // Evict the smallest: the new key inherits its count as error.
-            let at = self.heap.as_slice()[0] as usize;
-            let old = self.slots.as_slice()[at];
-            self.unlink(old.hash, at as u32);
-            self.slots.as_mut_slice()[at] = slot(key, shortened, hash, old.count.saturating_add(weight), old.count, 0);
-            self.link(hash, at as u32);
-            self.sift_down(0);
+            // Evict a smallest: the new key inherits its count as error.
+            let i = self.lowest_smallest();
+            let Place { count: m, slot: at } = self.heap.as_slice()[i];
+            let old_hash = self.slots.as_slice()[at as usize].hash;
+            self.unlink(old_hash, at);
+            let count = m.saturating_add(weight);
+            fill(&mut self.slots.as_mut_slice()[at as usize], key, shortened, hash, count, m, i);
+            self.link(hash, at);
+            self.heap.as_mut_slice()[i].count = count;
+            self.sift_down(i);
         }
     }
 
@@ -247,7 +266,7 @@ impl<M: Memory> SpaceSaving<M> {
         if self.len < self.capacity() {
             0
         } else {
-            self.slots.as_slice()[self.heap.as_slice()[0] as usize].count
+            self.heap.as_slice()[0].count
         }
     }
 
@@ -293,54 +312,83 @@ impl<M: Memory> SpaceSaving<M> {
         table[hole] = EMPTY;
     }
 
+    /// A place holding the smallest count whose children all count more.
+    /// The places that hold the smallest count form a subtree under the
+    /// root, so this walks down it, comparing only; evicting there, a
+    /// weight of 1 needs no sift at all (a flood of distinct keys, whose
+    /// counts all tie, would otherwise sink each new key from the root
+    /// through every level).
     #[inline]
-    fn count_at(&self, heap_index: usize) -> u64 {
-        self.slots.as_slice()[self.heap.as_slice()[heap_index] as usize].count
+    fn lowest_smallest(&self) -> usize {
+        let heap = &self.heap.as_slice()[..self.len];
+        let m = heap[0].count;
+        let mut i = 0;
+        loop {
+            let first = ARITY * i + 1;
+            match (first..(first + ARITY).min(heap.len())).find(|&c| heap[c].count == m) {
+                Some(c) => i = c,
+                None => return i,
+            }
+        }
     }
 
-    #[inline]
-    fn swap(&mut self, i: usize, j: usize) {
-        let heap = self.heap.as_mut_slice();
-        heap.swap(i, j);
-        let (a, b) = (heap[i], heap[j]);
-        let slots = self.slots.as_mut_slice();
-        slots[a as usize].heap_at = i as u32;
-        slots[b as usize].heap_at = j as u32;
-    }
-
+    /// Moves the place at `i` up while its parent counts more.
     fn sift_up(&mut self, mut i: usize) {
+        let heap = self.heap.as_mut_slice();
+        let slots = self.slots.as_mut_slice();
+        let moving = heap[i];
         while i > 0 {
-            let parent = (i - 1) / 2;
-            if self.count_at(parent) <= self.count_at(i) {
+            let parent = (i - 1) / ARITY;
+            if heap[parent].count <= moving.count {
                 break;
             }
-            self.swap(i, parent);
+            heap[i] = heap[parent];
+            slots[heap[i].slot as usize].heap_at = i as u32;
             i = parent;
         }
+        heap[i] = moving;
+        slots[moving.slot as usize].heap_at = i as u32;
     }
 
+    /// Moves the place at `i` down while a child counts less.
     #[inline]
     fn sift_down(&mut self, mut i: usize) {
+        let len = self.len;
+        let heap = &mut self.heap.as_mut_slice()[..len];
+        let slots = self.slots.as_mut_slice();
+        let moving = heap[i];
         loop {
-            let left = 2 * i + 1;
-            if left >= self.len {
-                return;
+            let first = ARITY * i + 1;
+            if first >= len {
+                break;
             }
-            let right = left + 1;
-            let child = if right < self.len && self.count_at(right) < self.count_at(left) { right } else { left };
-            if self.count_at(i) <= self.count_at(child) {
-                return;
+            let mut child = first;
+            for c in first + 1..(first + ARITY).min(len) {
+                if heap[c].count < heap[child].count {
+                    child = c;
+                }
             }
-            self.swap(i, child);
+            if moving.count <= heap[child].count {
+                break;
+            }
+            heap[i] = heap[child];
+            slots[heap[i].slot as usize].heap_at = i as u32;
             i = child;
         }
+        heap[i] = moving;
+        slots[moving.slot as usize].heap_at = i as u32;
     }
 }
 
-fn slot(key: &[u8], shortened: bool, hash: u64, count: u64, error: u64, heap_at: usize) -> Slot {
-    let mut bytes = [0u8; KEY_BYTES];
-    bytes[..key.len()].copy_from_slice(key);
-    Slot { count, error, hash, heap_at: heap_at as u32, len: key.len() as u8, shortened, key: bytes }
+/// Writes a key into a slot (only its first `key.len()` bytes are read back).
+fn fill(s: &mut Slot, key: &[u8], shortened: bool, hash: u64, count: u64, error: u64, heap_at: usize) {
+    s.count = count;
+    s.error = error;
+    s.hash = hash;
+    s.heap_at = heap_at as u32;
+    s.len = key.len() as u8;
+    s.shortened = shortened;
+    s.key[..key.len()].copy_from_slice(key);
 }
 
 fn by_count_then_key(a: &Slot, b: &Slot) -> Ordering {
