@@ -298,3 +298,81 @@ fn rl_top_is_a_read_only_command_without_keys() {
     let docs: redis::Value = redis::cmd("COMMAND").arg("DOCS").arg("RL.TOP").query(&mut c).unwrap();
     assert!(format!("{docs:?}").contains("CONSUMED"), "{docs:?}");
 }
+
+/// Where redis-py is for `examples/rl-top` (`scripts/test-examples.sh`
+/// installs it into `examples/python/.deps`; `RL_TOP_PYTHONPATH` overrides).
+fn redis_py_path() -> std::path::PathBuf {
+    let path = match std::env::var_os("RL_TOP_PYTHONPATH") {
+        Some(p) if !p.is_empty() => std::path::PathBuf::from(p),
+        _ => std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/python/.deps"),
+    };
+    assert!(
+        path.join("redis").is_dir(),
+        "rl-top needs redis-py in {}: run scripts/test-examples.sh once (it installs it there), \
+         or set RL_TOP_PYTHONPATH",
+        path.display()
+    );
+    path
+}
+
+#[test]
+fn rl_top_merges_every_master_of_a_cluster() {
+    use common::cluster::{slot_of, Cluster, MASTERS};
+    let cluster = Cluster::start();
+    let mut client = cluster.client();
+    // A noisy key denied 300 times, and 600 others denied once each, spread
+    // over the three masters.
+    rl_cluster(&mut client, "noisy", "1", "3600000", "1");
+    for _ in 0..300 {
+        rl_cluster(&mut client, "noisy", "1", "3600000", "1");
+    }
+    for i in 0..600 {
+        rl_cluster(&mut client, &format!("user:{i}"), "1", "1000", "2");
+    }
+    let owners: std::collections::HashSet<usize> =
+        (0..600).map(|i| cluster.owner(slot_of(&format!("user:{i}")))).collect();
+    assert_eq!(owners.len(), MASTERS);
+
+    let tool = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/rl-top/rl_top.py");
+    let out = std::process::Command::new("python3")
+        .arg(&tool)
+        .args(["--url", &cluster.urls()[0], "--once", "--count", "5"])
+        .env("PYTHONPATH", redis_py_path())
+        .output()
+        .expect("run python3");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "rl-top failed: {}\n{text}", String::from_utf8_lossy(&out.stderr));
+
+    // The first header says how many nodes and denials it merged.
+    let head = text.lines().next().unwrap();
+    assert!(head.contains(&format!("{MASTERS} nodes")) && head.contains("900 denials"), "{text}");
+    // The denied table: the noisy key first, with exactly its 300 denials.
+    let denied: Vec<Vec<&str>> = text
+        .lines()
+        .skip_while(|l| !l.starts_with("TOP DENIED"))
+        .skip(1)
+        .take_while(|l| !l.is_empty())
+        .map(|l| l.split_whitespace().collect())
+        .collect();
+    assert_eq!(denied.len(), 5, "{text}");
+    assert_eq!(&denied[0][..3], ["noisy", "300", "0"], "{text}");
+    // Each merged count is the sum of the masters' own RL.TOP counts.
+    for row in &denied {
+        let mut sum = 0;
+        for n in &cluster.nodes[..MASTERS] {
+            let rows = top(&mut n.conn(), "DENIED", 1024);
+            sum += rows.iter().filter(|r| key(r) == row[0]).map(|r| r.1).sum::<u64>();
+        }
+        assert_eq!(row[1], sum.to_string(), "{row:?}\n{text}");
+    }
+    // And the retry-after histogram adds up to every denial: 300 within the
+    // hour, 600 never.
+    let hist: Vec<&str> = text.lines().skip_while(|l| !l.starts_with("RETRY AFTER")).collect();
+    assert!(hist.iter().any(|l| l.split_whitespace().take(2).eq(["<=1h", "300"])), "{text}");
+    assert!(hist.iter().any(|l| l.split_whitespace().take(2).eq(["never", "600"])), "{text}");
+}
+
+/// `RL.GCRA key limit period COST cost` through the cluster client.
+fn rl_cluster(c: &mut redis::cluster::ClusterConnection, key: &str, limit: &str, period: &str, cost: &str) {
+    let _: Vec<i64> = redis::cmd("RL.GCRA").arg(key).arg(limit).arg(period).arg("COST").arg(cost).query(c).unwrap();
+}
