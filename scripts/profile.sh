@@ -5,7 +5,9 @@
 # (N requests per command, default 20000). Needs valgrind. SERVER_ARGS adds
 # server options, e.g. SERVER_ARGS="--appendonly yes --appendfsync no" to
 # count the propagation of effects (built only when an AOF or a replica
-# consumes them).
+# consumes them). MODULE_ARGS passes module arguments, e.g.
+# MODULE_ARGS="top-capacity 0" to count decisions without RL.TOP's tracking.
+# ONLY (an extended regex) runs only the rows whose name matches it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 N=${1:-20000}
@@ -18,12 +20,13 @@ trap 'rm -rf "$out"' EXIT
 
 profile() { # name, command line (may use __rand_int__), random?
   local name=$1 line=$2 rnd=$3 port
+  if [ -n "${ONLY:-}" ] && ! [[ $name =~ $ONLY ]]; then return; fi
   # A fresh data directory per server, so no AOF or RDB carries over.
   rm -rf "${out:?}"/*
   port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
   valgrind --tool=callgrind --toggle-collect=call --callgrind-out-file="$out/cg" \
     "$SERVER" --port "$port" --bind 127.0.0.1 --save "" --appendonly no --dir "$out" \
-    --loadmodule "$MODULE" ${SERVER_ARGS:-} >/dev/null 2>&1 &
+    --loadmodule "$MODULE" ${MODULE_ARGS:-} ${SERVER_ARGS:-} >/dev/null 2>&1 &
   local pid=$!
   for _ in $(seq 200); do redis-cli -p "$port" PING >/dev/null 2>&1 && break; sleep 0.1; done
   # The Lua baselines are called by their SHA1; load them first.
@@ -44,7 +47,7 @@ profile() { # name, command line (may use __rand_int__), random?
   rm -f "$out/cg"
 }
 
-echo "Instructions per call inside call() (callgrind, $N requests, -P 16${SERVER_ARGS:+, $SERVER_ARGS}):"
+echo "Instructions per call inside call() (callgrind, $N requests, -P 16${MODULE_ARGS:+, module: $MODULE_ARGS}${SERVER_ARGS:+, $SERVER_ARGS}):"
 echo
 echo "| command | Ir per call |"
 echo "|---|---:|"
@@ -53,6 +56,8 @@ profile "RL.GCRA one key, allow" "RL.GCRA allow 4294967295 1000" 0
 profile "RL.GCRA one key, deny" "RL.GCRA deny 1 3600000" 0
 profile "SET PX random keys" "SET k:__rand_int__ v PX 60000" 1
 profile "RL.GCRA random keys" "RL.GCRA k:__rand_int__ 100 60000" 1
+# A denial on a new key every time: RL.TOP's summary evicts on each.
+profile "RL.GCRA random keys, deny" "RL.GCRA k:__rand_int__ 1 60000 COST 2" 1
 profile "RL.TOKENBUCKET random keys" "RL.TOKENBUCKET k:__rand_int__ 100 100 60000" 1
 profile "RL.SLIDE random keys" "RL.SLIDE k:__rand_int__ 100 60000" 1
 sha() { printf '%s' "$(cat "scripts/lua/$1.lua")" | sha1sum | cut -d' ' -f1; }

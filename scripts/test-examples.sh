@@ -81,6 +81,13 @@ node_deps() {
     echo "$want" >"$NODE_DIR/node_modules/.stamp"
 }
 
+# --python-deps-only: install redis-py (for the integration suite's test of
+# examples/rl-top) and stop.
+if [ "${1:-}" = "--python-deps-only" ]; then
+    python_deps
+    exit
+fi
+
 failed=()
 results=()
 

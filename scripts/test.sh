@@ -142,6 +142,11 @@ if [[ -z ${RL_MODULE_0_1_0:-} ]]; then
     fi
 fi
 
+# tests/top.rs runs examples/rl-top, which needs redis-py in examples/python/.deps.
+if ! bash scripts/test-examples.sh --python-deps-only; then
+    echo "test: could not install redis-py for examples/rl-top; tests/top.rs will say so" >&2
+fi
+
 for server in "$@"; do
     bin=$(command -v "$server" || true)
     if [[ -z $bin ]]; then

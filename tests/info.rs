@@ -27,6 +27,12 @@ fn info_rl(c: &mut redis::Connection) -> HashMap<String, String> {
     fields
 }
 
+/// `rl_retry_after`'s buckets, in order.
+fn retry_histogram(info: &HashMap<String, String>) -> [u64; 8] {
+    ["le_10ms", "le_100ms", "le_1s", "le_10s", "le_1min", "le_1h", "longer", "never"]
+        .map(|b| n(info, &format!("rl_retry_after.{b}")))
+}
+
 fn n(info: &HashMap<String, String>, field: &str) -> u64 {
     info.get(field).unwrap_or_else(|| panic!("INFO rl has no {field}: {info:?}")).parse().unwrap()
 }
@@ -85,13 +91,17 @@ fn counters_match_a_known_workload() {
     assert!(all(&mut c, "-1").is_err());
 
     let info = info_rl(&mut c);
-    let row = |cmd: &str| -> [u64; 5] {
-        ["calls", "allowed", "denied", "never", "errors"].map(|k| n(&info, &format!("rl_{cmd}.{k}")))
+    let row = |cmd: &str| -> [u64; 6] {
+        ["calls", "allowed", "denied", "never", "refunds", "errors"].map(|k| n(&info, &format!("rl_{cmd}.{k}")))
     };
-    assert_eq!(row("gcra"), [9, 3, 2, 1, 3]);
-    assert_eq!(row("tokenbucket"), [3, 2, 1, 0, 0]);
-    assert_eq!(row("slide"), [3, 1, 0, 1, 1]);
-    assert_eq!(row("all"), [3, 1, 1, 0, 1]);
+    assert_eq!(row("gcra"), [9, 3, 2, 1, 0, 3]);
+    assert_eq!(row("tokenbucket"), [3, 2, 1, 0, 0, 0]);
+    assert_eq!(row("slide"), [3, 1, 0, 1, 0, 1]);
+    assert_eq!(row("all"), [3, 1, 1, 0, 0, 1]);
+    assert_eq!(row("throttle"), [0; 6]);
+    // The retry-after of each denial: g's two (30 s each: one unit of 2 per
+    // minute), t1's and RL.ALL's (b refills in 1 s), and the two nevers.
+    assert_eq!(retry_histogram(&info), [0, 0, 2, 0, 2, 0, 0, 2]);
     // Writes (PEEK, COST 0 and denials write nothing): g, t1, t2, s, and
     // RL.ALL's a and b.
     assert_eq!(n(&info, "rl_effects_propagated"), 6);
@@ -116,4 +126,39 @@ fn counters_match_a_known_workload() {
     // The section is part of INFO everything, and not of the default INFO.
     let everything: String = redis::cmd("INFO").arg("everything").query(&mut c).unwrap();
     assert!(everything.contains("# rl\r\n") && everything.contains("rl_gcra:calls=11"), "{everything}");
+}
+
+#[test]
+fn the_retry_after_histogram_moves_with_denials_and_counts_an_rl_all_once() {
+    let s = Server::start_with(ServerOptions { fake_clock: true, ..Default::default() });
+    s.clock.as_ref().unwrap().freeze_at_ms(T0_MS);
+    let mut c = s.conn();
+    assert_eq!(retry_histogram(&info_rl(&mut c)), [0; 8]);
+    // One unit per 5 ms, then 5 denials at 5 ms each; 1 per 50 ms (a
+    // sliding window); 1 per hour; 1 per two hours; and a cost above the limit.
+    rl(&mut c, "RL.GCRA a 200 1000 BURST 1");
+    for _ in 0..5 {
+        assert_eq!(rl(&mut c, "RL.GCRA a 200 1000 BURST 1").retry_after_ms, 5);
+    }
+    rl(&mut c, "RL.SLIDE b 1 50");
+    // The window's count weighs until the next window ends: up to 100 ms.
+    assert!((11..=100).contains(&rl(&mut c, "RL.SLIDE b 1 50").retry_after_ms));
+    rl(&mut c, "RL.TOKENBUCKET h 1 1 3600000");
+    assert!(!rl(&mut c, "RL.TOKENBUCKET h 1 1 3600000").allowed);
+    rl(&mut c, "RL.GCRA l 1 7200000");
+    assert!(!rl(&mut c, "RL.GCRA l 1 7200000").allowed);
+    assert_eq!(rl(&mut c, "RL.GCRA n 1 1000 COST 2").retry_after_ms, -1);
+    assert_eq!(retry_histogram(&info_rl(&mut c)), [5, 1, 0, 0, 0, 1, 1, 1]);
+    // An RL.ALL denied by two keys counts once, with its combined retry
+    // (the longer of 5 ms and one hour).
+    let denied: redis::Value = redis::cmd("RL.ALL")
+        .arg(2)
+        .arg("a")
+        .arg("h")
+        .arg(&["GCRA", "200", "1000", "BURST", "1"][..])
+        .arg(&["TOKENBUCKET", "1", "1", "3600000"][..])
+        .query(&mut c)
+        .unwrap();
+    assert!(matches!(&denied, redis::Value::Array(v) if v[0] == redis::Value::Int(0)), "{denied:?}");
+    assert_eq!(retry_histogram(&info_rl(&mut c)), [5, 1, 0, 0, 0, 2, 1, 1]);
 }

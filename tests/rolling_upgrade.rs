@@ -35,6 +35,7 @@ fn a_new_replica_of_an_0_1_0_master_holds_its_state() {
         load_module: false,
         fake_clock: true,
         extra_args: vec!["--loadmodule".into(), old.to_string_lossy().into_owned()],
+        ..Default::default()
     });
     let clock = master.clock.as_ref().unwrap();
     clock.freeze_at_ms(T0_MS);

@@ -15,6 +15,7 @@ pub mod algorithm;
 pub mod calendar;
 pub mod decision;
 pub mod gcra;
+pub mod heavy_hitters;
 pub mod log;
 pub mod quota;
 pub mod schedule;

@@ -51,6 +51,8 @@ pub enum Keys {
     Second { flags: u32 },
     /// A count at argument 1, then that many keys.
     Counted { flags: u32 },
+    /// No key (`RL.TOP`).
+    None,
 }
 
 /// One argument (or group of arguments) as `COMMAND DOCS` lists it.
@@ -236,6 +238,26 @@ pub static APPLY: Info = Info {
     acl_categories: c"write fast",
 };
 
+pub static TOP: Info = Info {
+    summary: c"The node's keys with the most denied calls or consumed units since the last reset, or RESET them",
+    complexity: c"O(C log C) where C is top-capacity (RESET: O(C))",
+    // RL.TOP RESET
+    arity: -2,
+    keys: Keys::None,
+    args: &[
+        Arg::one_of(
+            c"subcommand",
+            &[
+                Arg::flag(c"denied", c"DENIED").summary(c"keys by denied calls"),
+                Arg::flag(c"consumed", c"CONSUMED").summary(c"keys by consumed units (sampled: see the README)"),
+                Arg::flag(c"reset", c"RESET").summary(c"forget every key; COUNT does not apply"),
+            ],
+        ),
+        Arg::int(c"count").token(c"COUNT").optional().summary(c"how many keys, 1 to top-capacity (default 10)"),
+    ],
+    acl_categories: c"read slow",
+};
+
 /// The layout of the structs below, so the server can index arrays of them
 /// whatever version of the header it was built with (the C header's
 /// `REDISMODULE_COMMAND_INFO_VERSION`, which is a `static` there and so not
@@ -262,7 +284,10 @@ pub fn set(ctx: Ctx<'_>, name: &CStr, info: &Info) -> Result<(), &'static str> {
     // once per load, so no server could ever see them freed. (A module
     // with data types can never be unloaded, so this is not a leak per
     // MODULE LOAD/UNLOAD cycle.)
-    let key_specs = leak(vec![key_spec(&info.keys), END_OF_KEY_SPECS]);
+    let key_specs = match &info.keys {
+        Keys::None => leak(vec![END_OF_KEY_SPECS]),
+        keys => leak(vec![key_spec(keys), END_OF_KEY_SPECS]),
+    };
     let c_info = RedisModuleCommandInfo {
         version: &VERSION,
         summary: info.summary.as_ptr(),
@@ -308,6 +333,7 @@ fn key_spec(keys: &Keys) -> RedisModuleCommandKeySpec {
                 range: RedisModuleCommandKeySpec__bindgen_ty_2__bindgen_ty_1 { lastkey: 0, keystep: 1, limit: 0 },
             },
         },
+        Keys::None => END_OF_KEY_SPECS,
         Keys::Counted { flags } => RedisModuleCommandKeySpec {
             notes: null(),
             flags: u64::from(flags),

@@ -1,6 +1,7 @@
 //! `INFO rl`: the module's version and clock, one line of counters per
 //! command (each kind's from the registry, then RL.ALL and CL.THROTTLE),
-//! and the module-wide counters (see `stats`).
+//! the retry-after histogram of denials, and the module-wide counters (see
+//! `stats`).
 
 use std::ffi::CStr;
 use std::os::raw::c_int;
@@ -36,6 +37,7 @@ fn section(ctx: *mut RedisModuleInfoCtx) {
     kinds::each(&mut lines);
     lines.command(c"all", &all::STATS);
     lines.command(c"throttle", &throttle::STATS);
+    lines.dict(c"retry_after", stats::retry_histogram());
     let field = |name: &CStr, v: u64| {
         api!(RedisModule_InfoAddFieldULongLong(ctx, name.as_ptr(), v as _));
     };
@@ -50,10 +52,15 @@ struct Lines(*mut RedisModuleInfoCtx);
 
 impl Lines {
     fn command(&mut self, name: &CStr, c: &Counters) {
+        self.dict(name, c.snapshot().into_iter());
+    }
+
+    /// `rl_<name>:field=value,...`.
+    fn dict(&mut self, name: &CStr, fields: impl Iterator<Item = (&'static CStr, u64)>) {
         let ctx = self.0;
         if has!(RedisModule_InfoBeginDictField) && has!(RedisModule_InfoEndDictField) {
             api!(RedisModule_InfoBeginDictField(ctx, name.as_ptr()));
-            for (field, v) in c.snapshot() {
+            for (field, v) in fields {
                 api!(RedisModule_InfoAddFieldULongLong(ctx, field.as_ptr(), v as _));
             }
             api!(RedisModule_InfoEndDictField(ctx));

@@ -19,6 +19,7 @@ pub mod reply;
 pub mod state;
 pub mod stats;
 pub mod stored;
+pub mod top;
 
 use std::ffi::CStr;
 use std::os::raw::c_int;
@@ -133,6 +134,18 @@ const COMMANDS: &[Command] = &[
         key_step: 1,
         info: || &command_info::PEEK_COMMAND,
     },
+    // Who is limited: reads the node's summaries, touches no key. Not
+    // `fast` (it sorts up to top-capacity entries). RESET clears them,
+    // as SLOWLOG RESET clears the slow log.
+    Command {
+        name: c"RL.TOP",
+        handler: on_top,
+        flags: c"readonly allow-loading allow-stale",
+        first_key: 0,
+        last_key: 0,
+        key_step: 0,
+        info: || &command_info::TOP,
+    },
 ];
 
 /// RL.ALL's docs, with one spec form per kind.
@@ -173,6 +186,7 @@ trampoline! {
     on_throttle => commands::throttle::command,
     on_apply => commands::apply::command,
     on_peek => commands::peek::command,
+    on_top => commands::top::command,
 }
 #[cfg(feature = "test-hooks")]
 trampoline! {
@@ -180,19 +194,46 @@ trampoline! {
 }
 
 /// Module arguments (`MODULE LOAD path ARG...`, `loadmodule path ARG...`).
-#[derive(Default)]
 struct LoadOptions {
     /// Registers `RL.PANICTEST` (see `hooks`), which panics on purpose, so
     /// tests can show that a panic becomes an error reply and the server
     /// stays up. Only a module built with the `test-hooks` feature has it.
     panic_test_command: bool,
+    /// `top-capacity n`: keys per RL.TOP summary (0 turns tracking off).
+    top_capacity: usize,
+    /// `top-sample k`: consumption is sampled about every k units.
+    top_sample: u64,
 }
+
+impl Default for LoadOptions {
+    fn default() -> Self {
+        Self { panic_test_command: false, top_capacity: top::DEFAULT_CAPACITY, top_sample: top::DEFAULT_SAMPLE }
+    }
+}
+
+/// What `load` says after an unknown or bad module argument.
+const LOAD_OPTIONS: &str = "the module arguments are top-capacity <0 to 1000000>, top-sample <1 to 1048576> and \
+                            enable-panic-test-command (for tests)";
 
 impl LoadOptions {
     fn parse(args: &[RedisString]) -> Result<Self, String> {
+        Self::parse_words(&args.iter().map(|a| a.as_slice()).collect::<Vec<_>>())
+    }
+
+    fn parse_words(args: &[&[u8]]) -> Result<Self, String> {
         let mut opts = Self::default();
-        for arg in args {
-            match arg.as_slice() {
+        let mut words = args.iter().copied();
+        while let Some(word) = words.next() {
+            let mut value = |name: &'static str, max: u64| -> Result<u64, String> {
+                let v = words.next().ok_or_else(|| format!("{name} needs a value"))?;
+                let min = u64::from(name != "top-capacity");
+                args::int_in(v, name, min, max).map_err(|_| format!("{name} must be an integer from {min} to {max}"))
+            };
+            match word {
+                a if a.eq_ignore_ascii_case(b"top-capacity") => {
+                    opts.top_capacity = value("top-capacity", crate::core::heavy_hitters::MAX_CAPACITY as u64)? as usize
+                }
+                a if a.eq_ignore_ascii_case(b"top-sample") => opts.top_sample = value("top-sample", top::MAX_SAMPLE)?,
                 a if a.eq_ignore_ascii_case(b"enable-panic-test-command") => {
                     if !cfg!(feature = "test-hooks") {
                         return Err("enable-panic-test-command needs a module built with the test-hooks feature \
@@ -280,7 +321,7 @@ fn load(ctx: Ctx<'_>, args: &[RedisString]) -> Status {
     let load = match LoadOptions::parse(args) {
         Ok(load) => load,
         Err(why) => {
-            log_warning(&format!("{why}; the only one is enable-panic-test-command (for tests)"));
+            log_warning(&format!("{why}; {LOAD_OPTIONS}"));
             return Status::Err;
         }
     };
@@ -303,6 +344,14 @@ fn load(ctx: Ctx<'_>, args: &[RedisString]) -> Status {
     kinds::each(&mut kinds);
     let registered = kinds.result.and_then(|()| COMMANDS.iter().try_for_each(|c| create(ctx, c)));
     if let Err(why) = registered {
+        log_warning(&why);
+        return Status::Err;
+    }
+
+    // RL.TOP's summaries, allocated now and never again; their hash is
+    // keyed by something no client sees (ASLR and the time of load).
+    let seed = (init as *const () as usize as u64) ^ (api!(RedisModule_Milliseconds()) as u64).rotate_left(32);
+    if let Err(why) = top::configure(load.top_capacity, load.top_sample, seed) {
         log_warning(&why);
         return Status::Err;
     }

@@ -18,6 +18,9 @@ pub struct Counters {
     denied: AtomicU64,
     /// Calls answered allowed = 0 with retry -1: cost above the limit.
     never: AtomicU64,
+    /// Units given back (REFUND, not yet a command: 0, kept so the line's
+    /// format does not change when it lands).
+    refunds: AtomicU64,
     /// Calls answered with an error (bad arguments, WRONGTYPE, OOM is the
     /// server's and never reaches the module).
     errors: AtomicU64,
@@ -30,6 +33,7 @@ impl Counters {
             allowed: AtomicU64::new(0),
             denied: AtomicU64::new(0),
             never: AtomicU64::new(0),
+            refunds: AtomicU64::new(0),
             errors: AtomicU64::new(0),
         }
     }
@@ -43,13 +47,14 @@ impl Counters {
 }
 
 impl Counters {
-    /// `(calls, allowed, denied, never, errors)`, for INFO.
-    pub fn snapshot(&self) -> [(&'static std::ffi::CStr, u64); 5] {
+    /// `(calls, allowed, denied, never, refunds, errors)`, for INFO.
+    pub fn snapshot(&self) -> [(&'static std::ffi::CStr, u64); 6] {
         [
             (c"calls", self.calls.load(Relaxed)),
             (c"allowed", self.allowed.load(Relaxed)),
             (c"denied", self.denied.load(Relaxed)),
             (c"never", self.never.load(Relaxed)),
+            (c"refunds", self.refunds.load(Relaxed)),
             (c"errors", self.errors.load(Relaxed)),
         ]
     }
@@ -76,8 +81,10 @@ impl Tally {
             c.allowed.fetch_add(1, Relaxed);
         } else if retry_after_ms < 0 {
             c.never.fetch_add(1, Relaxed);
+            RETRY_AFTER[NEVER].fetch_add(1, Relaxed);
         } else {
             c.denied.fetch_add(1, Relaxed);
+            RETRY_AFTER[retry_bucket(retry_after_ms)].fetch_add(1, Relaxed);
         }
     }
 
@@ -94,6 +101,37 @@ impl Drop for Tally {
     }
 }
 
+/// The upper bounds (ms, inclusive) of the retry-after histogram's
+/// buckets, and each bucket's name in `INFO rl`; then `longer`, then `never`.
+pub const RETRY_BOUNDS: [(i64, &std::ffi::CStr); 6] = [
+    (10, c"le_10ms"),
+    (100, c"le_100ms"),
+    (1_000, c"le_1s"),
+    (10_000, c"le_10s"),
+    (60_000, c"le_1min"),
+    (3_600_000, c"le_1h"),
+];
+const LONGER: usize = RETRY_BOUNDS.len();
+const NEVER: usize = LONGER + 1;
+
+/// The `retry_after_ms` of every denial (every command, PEEK included, an
+/// `RL.ALL` once with its combined retry), non-cumulative: bucket `i` counts
+/// the retries above bound `i - 1` and up to bound `i`; then the longer
+/// ones; then the denials that can never succeed (retry -1).
+pub static RETRY_AFTER: [AtomicU64; NEVER + 1] = [const { AtomicU64::new(0) }; NEVER + 1];
+
+/// The histogram's bucket for a denial's `retry_after_ms` (>= 0).
+#[inline]
+fn retry_bucket(retry_after_ms: i64) -> usize {
+    RETRY_BOUNDS.iter().position(|&(bound, _)| retry_after_ms <= bound).unwrap_or(LONGER)
+}
+
+/// The histogram as `(field, count)`, in order, for INFO.
+pub fn retry_histogram() -> impl Iterator<Item = (&'static std::ffi::CStr, u64)> {
+    let names = RETRY_BOUNDS.iter().map(|&(_, name)| name).chain([c"longer", c"never"]);
+    names.zip(RETRY_AFTER.iter().map(|c| c.load(Relaxed)))
+}
+
 /// Effects propagated (`RL.APPLY`s handed to the server for replicas and AOF).
 pub static EFFECTS: AtomicU64 = AtomicU64::new(0);
 /// Limiter keys created (a write to a key that did not exist).
@@ -107,4 +145,23 @@ pub static PANICS: AtomicU64 = AtomicU64::new(0);
 
 pub fn count(counter: &AtomicU64) {
     counter.fetch_add(1, Relaxed);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn retries_fall_in_non_cumulative_buckets_with_inclusive_bounds() {
+        let cases = [(0, 0), (10, 0), (11, 1), (100, 1), (101, 2), (1_000, 2), (10_000, 3), (10_001, 4)];
+        for (retry, bucket) in cases {
+            assert_eq!(retry_bucket(retry), bucket, "{retry}");
+        }
+        assert_eq!(retry_bucket(60_000), 4);
+        assert_eq!(retry_bucket(3_600_000), 5);
+        assert_eq!(retry_bucket(3_600_001), LONGER);
+        assert_eq!(retry_bucket(i64::MAX), LONGER);
+        let names: Vec<_> = retry_histogram().map(|(n, _)| n.to_str().unwrap()).collect();
+        assert_eq!(names, ["le_10ms", "le_100ms", "le_1s", "le_10s", "le_1min", "le_1h", "longer", "never"]);
+    }
 }

@@ -455,11 +455,13 @@ pub struct ServerOptions {
     /// Appended verbatim after the standard arguments, one argv element each
     /// (e.g. `["--maxmemory", "10mb"]`); later options override earlier ones.
     pub extra_args: Vec<String>,
+    /// Module arguments, after the module's path (e.g. `["top-capacity", "0"]`).
+    pub module_args: Vec<String>,
 }
 
 impl Default for ServerOptions {
     fn default() -> Self {
-        ServerOptions { load_module: true, fake_clock: false, extra_args: Vec::new() }
+        ServerOptions { load_module: true, fake_clock: false, extra_args: Vec::new(), module_args: Vec::new() }
     }
 }
 
@@ -656,6 +658,7 @@ impl Server {
         if let Some(m) = &self.module {
             a.push("--loadmodule".into());
             a.push(m.clone().into_os_string());
+            a.extend(self.opts.module_args.iter().map(OsString::from));
         }
         a.extend(self.opts.extra_args.iter().map(OsString::from));
         a

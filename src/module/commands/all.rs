@@ -26,6 +26,7 @@ use crate::module::kinds::{with_kinds, Kind};
 use crate::module::reply;
 use crate::module::state::{KeyState, WrongType, WRONGTYPE};
 use crate::module::stats::Counters;
+use crate::module::top;
 
 use super::all_args::{self, Limit};
 
@@ -84,6 +85,15 @@ pub fn command(ctx: Ctx<'_>, args: Argv<'_>) {
         return reply_error(ctx, "ERR could not store the limiter state");
     }
     tally.decided(allowed, retry_after_ms);
+    if !parsed.peek {
+        // Each denying key once, or each key's cost when all allowed.
+        for (i, (part, spec)) in parts.iter().zip(&parsed.specs).enumerate() {
+            let d = part.get().decision();
+            if allowed || !d.allowed {
+                top::decided(args.bytes(2 + i), d, spec.cost);
+            }
+        }
+    }
     reply_all(ctx, allowed, retry_after_ms, &parts, reply::wants_map(flags));
 }
 

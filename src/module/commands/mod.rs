@@ -12,6 +12,7 @@ pub mod all_args;
 pub mod apply;
 pub mod peek;
 pub mod throttle;
+pub mod top;
 
 use crate::core::{Algorithm, Decision};
 
@@ -66,5 +67,8 @@ pub fn run<K: Kind, A: Algorithm<State = K::State>>(
         key.close();
     }
     tally.decision(&verdict.decision);
+    if !opts.peek {
+        super::top::decided(args.bytes(1), &verdict.decision, opts.cost);
+    }
     reply(ctx, &verdict.decision, flags);
 }
