@@ -67,6 +67,11 @@ impl Algorithm for Throttle {
     fn check(&self, state: Option<GcraState>, now_ns: u64, cost: u64) -> Outcome<GcraState> {
         self.0.check(state, now_ns, cost)
     }
+    /// CL.THROTTLE takes no refund; GCRA's, should anything ask.
+    #[inline]
+    fn refund(&self, state: GcraState, now_ns: u64, units: u64) -> Outcome<GcraState> {
+        self.0.refund(state, now_ns, units)
+    }
 }
 
 /// Counted apart from RL.GCRA, so INFO shows how much redis-cell traffic is left.
