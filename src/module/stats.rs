@@ -21,6 +21,9 @@ pub struct Counters {
     /// Calls answered with an error (bad arguments, WRONGTYPE, OOM is the
     /// server's and never reaches the module).
     errors: AtomicU64,
+    /// Refunds answered (`REFUND n`; also counted as allowed). RL.ALL:
+    /// refund specs settled by allowed calls.
+    refunds: AtomicU64,
 }
 
 impl Counters {
@@ -31,6 +34,7 @@ impl Counters {
             denied: AtomicU64::new(0),
             never: AtomicU64::new(0),
             errors: AtomicU64::new(0),
+            refunds: AtomicU64::new(0),
         }
     }
 
@@ -43,14 +47,15 @@ impl Counters {
 }
 
 impl Counters {
-    /// `(calls, allowed, denied, never, errors)`, for INFO.
-    pub fn snapshot(&self) -> [(&'static std::ffi::CStr, u64); 5] {
+    /// `(calls, allowed, denied, never, errors, refunds)`, for INFO.
+    pub fn snapshot(&self) -> [(&'static std::ffi::CStr, u64); 6] {
         [
             (c"calls", self.calls.load(Relaxed)),
             (c"allowed", self.allowed.load(Relaxed)),
             (c"denied", self.denied.load(Relaxed)),
             (c"never", self.never.load(Relaxed)),
             (c"errors", self.errors.load(Relaxed)),
+            (c"refunds", self.refunds.load(Relaxed)),
         ]
     }
 }
@@ -83,6 +88,11 @@ impl Tally {
 
     pub fn decision(&mut self, d: &Decision) {
         self.decided(d.allowed, d.retry_after_ms);
+    }
+
+    /// The call settled `n` refunds.
+    pub fn refunded(&mut self, n: u64) {
+        self.counters.refunds.fetch_add(n, Relaxed);
     }
 }
 
