@@ -77,8 +77,9 @@ fn arguments_have_a_display_text_where_the_servers_own_commands_do() {
         text(&pair[1]).matches("display_text").count()
     };
     let builtin = shown(&mut con, "INCR") > 0;
-    // RL.GCRA's six arguments.
-    assert_eq!(shown(&mut con, "RL.GCRA"), if builtin { 6 } else { 0 });
+    // RL.GCRA's arguments: key, limit, period_ms, BURST, PEEK, and COST and
+    // REFUND inside their one-of (which has none of its own).
+    assert_eq!(shown(&mut con, "RL.GCRA"), if builtin { 7 } else { 0 });
 }
 
 #[test]
@@ -229,7 +230,9 @@ fn command_docs_describe_every_command_and_argument() {
     let opt = |name: &str, token: &str, summary: &str| {
         format!("[name {name} type integer token {token} summary {summary} flags [optional]]")
     };
-    let cost = opt("cost", "COST", "the weight of this request (default 1)");
+    let cost = "[name amount type oneof flags [optional] arguments \
+                [[name cost type integer token COST summary the weight of this request (default 1)] \
+                [name refund type integer token REFUND summary units to give back (reserve, then settle)]]]";
     let burst = opt("burst", "BURST", "unit requests admitted back to back (default limit)");
     let peek = "[name peek type pure-token token PEEK summary answer as if consumed, but consume and write nothing flags [optional]]";
     let key = "[name key type key key_spec_index 0]";

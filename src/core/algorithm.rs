@@ -1,11 +1,12 @@
 //! The one trait every rate-limit algorithm implements, so that the Redis
 //! layer handles each of them the same way.
 //!
-//! The algorithms keep their own `check`; this only wraps it, and says once,
-//! here, what kind of write a decision makes: a request that was allowed
-//! with a cost above zero consumes; any other write is a repair (a stored
-//! state read as drained after a clock jump or a tightened limit, made
-//! permanent). Nothing downstream infers it again.
+//! The algorithms keep their own `check` and `refund`; this only wraps
+//! them, and says once, here, what kind of write a decision makes: a
+//! request that was allowed with a cost above zero consumes; a refund
+//! refunds (and deletes the key when it fills the limiter); any other write
+//! is a repair (a stored state read as drained after a clock jump or a
+//! tightened limit, made permanent). Nothing downstream infers it again.
 
 use super::decision::{Decision, Outcome, Write};
 use super::gcra::{Gcra, GcraState};
@@ -20,8 +21,11 @@ pub enum Change<S> {
     Consume(Write<S>),
     /// Store the state: it only makes a reading permanent (consumes nothing).
     Repair(Write<S>),
-    /// Remove the key: nothing is left worth keeping (a refund that fills a
-    /// limiter, counts that all fell away).
+    /// Store the state, or (`None`) remove the key because the limiter is
+    /// full: units were given back (`REFUND`).
+    Refund(Option<Write<S>>),
+    /// Remove the key: nothing is left worth keeping (counts taken with
+    /// another window size that all fell away: a repair).
     Delete,
 }
 
@@ -29,8 +33,8 @@ impl<S> Change<S> {
     /// The state to store, if any.
     pub fn write(&self) -> Option<&Write<S>> {
         match self {
-            Change::Consume(w) | Change::Repair(w) => Some(w),
-            Change::Delete => None,
+            Change::Consume(w) | Change::Repair(w) | Change::Refund(Some(w)) => Some(w),
+            Change::Refund(None) | Change::Delete => None,
         }
     }
 }
@@ -52,6 +56,14 @@ pub trait Algorithm: Copy {
     /// (`None` for a missing key). Pure: no clock, no Redis, no allocation.
     fn check(&self, state: Option<Self::State>, now_ns: u64, cost: u64) -> Outcome<Self::State>;
 
+    /// Gives `units` (at least 1) back to a stored state at `now_ns`, read
+    /// as [`check`](Self::check) reads it (drained after a clock jump,
+    /// capped at a lowered limit), never past full. The decision is the
+    /// state after the refund, with allowed 1; the write is the state to
+    /// store, `None` when the limiter is full after the refund (its key is
+    /// deleted). Pure, as `check`. Each kind says where the units come from.
+    fn refund(&self, state: Self::State, now_ns: u64, units: u64) -> Outcome<Self::State>;
+
     /// Whether a stored state that [`check`](Self::check) leaves unwritten
     /// no longer counts anything under these parameters but would keep an
     /// expiry that no longer matches: the key is deleted instead (a repair).
@@ -71,6 +83,19 @@ pub trait Algorithm: Copy {
         };
         Verdict { decision: o.decision, change }
     }
+
+    /// [`refund`](Self::refund), with its write classified. A missing key
+    /// is full: nothing is written, and the answer is its state (allowed).
+    #[inline]
+    fn settle(&self, state: Option<Self::State>, now_ns: u64, units: u64) -> Verdict<Self::State> {
+        match state {
+            None => Verdict { decision: self.check(None, now_ns, 0).decision, change: None },
+            Some(s) => {
+                let o = self.refund(s, now_ns, units);
+                Verdict { decision: o.decision, change: Some(Change::Refund(o.write)) }
+            }
+        }
+    }
 }
 
 impl Algorithm for Gcra {
@@ -81,6 +106,10 @@ impl Algorithm for Gcra {
     #[inline]
     fn check(&self, state: Option<GcraState>, now_ns: u64, cost: u64) -> Outcome<GcraState> {
         Gcra::check(self, state, now_ns, cost)
+    }
+    #[inline]
+    fn refund(&self, state: GcraState, now_ns: u64, units: u64) -> Outcome<GcraState> {
+        Gcra::refund(self, state, now_ns, units)
     }
 }
 
@@ -93,6 +122,10 @@ impl Algorithm for TokenBucket {
     fn check(&self, state: Option<TokenBucketState>, now_ns: u64, cost: u64) -> Outcome<TokenBucketState> {
         TokenBucket::check(self, state, now_ns, cost)
     }
+    #[inline]
+    fn refund(&self, state: TokenBucketState, now_ns: u64, units: u64) -> Outcome<TokenBucketState> {
+        TokenBucket::refund(self, state, now_ns, units)
+    }
 }
 
 impl Algorithm for SlidingWindow {
@@ -103,6 +136,10 @@ impl Algorithm for SlidingWindow {
     #[inline]
     fn check(&self, state: Option<SlidingWindowState>, now_ns: u64, cost: u64) -> Outcome<SlidingWindowState> {
         SlidingWindow::check(self, state, now_ns / NS_PER_US, cost)
+    }
+    #[inline]
+    fn refund(&self, state: SlidingWindowState, now_ns: u64, units: u64) -> Outcome<SlidingWindowState> {
+        SlidingWindow::refund(self, state, now_ns / NS_PER_US, units)
     }
     #[inline]
     fn forgets(&self, state: &SlidingWindowState, now_ns: u64) -> bool {

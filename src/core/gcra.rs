@@ -66,6 +66,16 @@ impl Gcra {
             write: o.write.map(|w| Write { state: GcraState { tat_ns: w.state }, expire_at_ms: w.expire_at_ms }),
         }
     }
+
+    /// Give `units` back at `now_ns`: the TAT moves back by their time,
+    /// never before now ([`Schedule::refund`]; `write: None`: full).
+    pub fn refund(&self, state: GcraState, now_ns: u64, units: u64) -> Outcome<GcraState> {
+        let o = self.schedule.refund(state.tat_ns, now_ns, units);
+        Outcome {
+            decision: o.decision,
+            write: o.write.map(|w| Write { state: GcraState { tat_ns: w.state }, expire_at_ms: w.expire_at_ms }),
+        }
+    }
 }
 
 #[cfg(test)]

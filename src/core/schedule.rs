@@ -83,6 +83,69 @@ impl Schedule {
         mul_div_floor(room, self.count, self.period_ns).min(self.burst - 1)
     }
 
+    /// The time a refund of `units` gives back: the exact time of the
+    /// units, rounded down, `floor(units * P / L)` ns, at most `cap` (the
+    /// backlog it is taken from, so the product never overflows).
+    ///
+    /// Down, never up: every charge is at least its exact time and every
+    /// refund at most its exact time, so the backlog never falls below the
+    /// exact time of what is still held, and no sequence of reservations
+    /// and refunds at one instant holds more than the burst. (Giving back
+    /// `ceil`, what a charge of the same units takes, would: with
+    /// `P / L = 1.5` ns and a burst of 2, reserve 2 (3 ns), refund 1
+    /// (2 ns), reserve 2 (3 ns) holds 3 units in 4 ns of backlog.)
+    #[inline]
+    fn refund_ns(&self, units: u64, cap: u64) -> u64 {
+        if u128::from(units) * u128::from(self.period_ns) >= u128::from(cap) * u128::from(self.count) {
+            cap
+        } else {
+            // Below cap: fits.
+            mul_div_floor(units, self.period_ns, self.count)
+        }
+    }
+
+    /// Gives `units` back at `now` (ns) to the stored time at which the
+    /// limiter is full again, read as [`check`](Self::check) reads it (a
+    /// drained reading after a clock jump is refunded from that reading).
+    /// The backlog moves back by the units' time ([`refund_ns`]), never
+    /// before now. The decision is the state after the refund, allowed; the
+    /// write is `None` when the limiter is full after it (the key goes).
+    ///
+    /// A reservation's charge is rounded up and the refund's time rounded
+    /// down, so when a unit is not a whole number of ns a refund of all
+    /// that a reservation took could leave the reservation's rounding (less
+    /// than 1 ns) behind, and an idle limiter would show a backlog, a
+    /// `reset_after_ms` of 1 and one unit short. So when a unit is at least
+    /// 1 ns and the backlog is no more than the charge of `units`
+    /// (`ceil(units * P / L)`), the refund fills the limiter: at one
+    /// instant a backlog that small holds at most `units` units (holding
+    /// `h` units takes at least `ceil(h * P / L)`, and `h > units` would take
+    /// more than the charge of `units`), so it holds nothing afterwards.
+    /// Below 1 ns a unit, `ceil` of many units can be a single ns, so the
+    /// rounding stays: at most 1 ns.
+    ///
+    /// [`refund_ns`]: Self::refund_ns
+    pub fn refund(&self, full_at: u64, now: u64, units: u64) -> Outcome<u64> {
+        let ahead = full_at.saturating_sub(now);
+        let backlog = if ahead <= self.allow_ns { ahead } else { ahead.min(self.span_ns()) };
+        // backlog <= ceil(x) <=> backlog - 1 < x, for x = units * P / L.
+        let covered = self.period_ns >= self.count
+            && u128::from(backlog.saturating_sub(1)) * u128::from(self.count)
+                < u128::from(units) * u128::from(self.period_ns);
+        let after = if covered { 0 } else { backlog - self.refund_ns(units, backlog) };
+        let state = now.saturating_add(after);
+        Outcome {
+            decision: Decision {
+                allowed: true,
+                limit: self.burst,
+                remaining: self.remaining_at(after),
+                retry_after_ms: 0,
+                reset_after_ms: ceil_ms_ns(after),
+            },
+            write: (after > 0).then(|| Write { state, expire_at_ms: ceil_ms_ns(state) }),
+        }
+    }
+
     /// Decide a request of `cost` units at `now` (ns), given the stored time
     /// at which the limiter is full again (`None` for a missing key).
     pub fn check(&self, full_at: Option<u64>, now: u64, cost: u64) -> Outcome<u64> {

@@ -62,28 +62,7 @@ impl SlidingWindow {
         let start_ms = start / US_PER_MS;
         let limit = self.limit;
 
-        // The counts as seen from the current window.
-        let (cur, prev, repair) = match state {
-            None => (0, 0, false),
-            // The stored window starts after now: the clock went back. Read
-            // as drained, never idle, and store that (a repair), or every
-            // later read would find the same future window until the clock
-            // caught up with it.
-            Some(s) if s.window_start_ms.saturating_mul(US_PER_MS) > now_us => (limit, 0, true),
-            // Counts taken with another window size are mapped onto these
-            // windows, and stored that way (a repair): otherwise the key
-            // would keep the old windows and the old expiry, and every reply
-            // would describe windows the state does not follow.
-            // Each count reads as at most `limit` (a tightened limit reads
-            // as drained, never as more than drained), and the capped counts
-            // are stored (a repair), as are counts mapped onto new windows.
-            Some(s) => {
-                let (cur, prev) = self.regrid(&s, start_ms);
-                let regridded = s.window_ms != self.window_ms && (cur > 0 || prev > 0);
-                let capped = cur > limit || prev > limit;
-                (cur.min(limit), prev.min(limit), regridded || capped)
-            }
-        };
+        let (cur, prev, repair) = self.counts(state, now_us, start_ms);
         let (w, limit128, elapsed) = (w as u128, limit as u128, elapsed as u128);
         // estimate * W, exactly.
         let scaled = |cur: u64| prev as u128 * (w - elapsed) + cur as u128 * w;
@@ -156,6 +135,53 @@ impl SlidingWindow {
                 reset_after_ms: ceil_ms(reset_us(cur)),
             },
             write: repair.then(|| self.write(start_ms, cur, prev)),
+        }
+    }
+
+    /// Give `units` back at `now_us`: from the current window's count first,
+    /// then the previous window's, never below 0, taken from the counts as
+    /// read (capped at `limit`, mapped onto these windows, or drained after
+    /// a backward clock jump). The decision is the state after the refund,
+    /// allowed; the write is `None` when no count is left (the key goes).
+    pub fn refund(&self, state: SlidingWindowState, now_us: u64, units: u64) -> Outcome<SlidingWindowState> {
+        let w = self.window_ms * US_PER_MS;
+        let start_ms = (now_us - now_us % w) / US_PER_MS;
+        let (cur, prev, _) = self.counts(Some(state), now_us, start_ms);
+        let from_cur = cur.min(units);
+        let (cur, prev) = (cur - from_cur, prev - prev.min(units - from_cur));
+        let write = (cur > 0 || prev > 0).then(|| self.write(start_ms, cur, prev));
+        // The state as stored reads back as these counts: answer what a
+        // status query of it answers, allowed.
+        let decision = self.check(write.map(|w| w.state), now_us, 0).decision;
+        Outcome { decision, write }
+    }
+
+    /// The counts as seen from the window starting at `start_ms` (the one
+    /// `now_us` is in): `(cur, prev, repair)`, each at most `limit`, and
+    /// whether storing them is a repair.
+    #[inline(always)]
+    fn counts(&self, state: Option<SlidingWindowState>, now_us: u64, start_ms: u64) -> (u64, u64, bool) {
+        let limit = self.limit;
+        match state {
+            None => (0, 0, false),
+            // The stored window starts after now: the clock went back. Read
+            // as drained, never idle, and store that (a repair), or every
+            // later read would find the same future window until the clock
+            // caught up with it.
+            Some(s) if s.window_start_ms.saturating_mul(US_PER_MS) > now_us => (limit, 0, true),
+            // Counts taken with another window size are mapped onto these
+            // windows, and stored that way (a repair): otherwise the key
+            // would keep the old windows and the old expiry, and every reply
+            // would describe windows the state does not follow.
+            // Each count reads as at most `limit` (a tightened limit reads
+            // as drained, never as more than drained), and the capped counts
+            // are stored (a repair), as are counts mapped onto new windows.
+            Some(s) => {
+                let (cur, prev) = self.regrid(&s, start_ms);
+                let regridded = s.window_ms != self.window_ms && (cur > 0 || prev > 0);
+                let capped = cur > limit || prev > limit;
+                (cur.min(limit), prev.min(limit), regridded || capped)
+            }
         }
     }
 

@@ -49,6 +49,18 @@ impl TokenBucket {
                 .map(|w| Write { state: TokenBucketState { full_at_ns: w.state }, expire_at_ms: w.expire_at_ms }),
         }
     }
+
+    /// Put `units` tokens back at `now_ns`, never above capacity
+    /// ([`Schedule::refund`]; `write: None`: full).
+    pub fn refund(&self, state: TokenBucketState, now_ns: u64, units: u64) -> Outcome<TokenBucketState> {
+        let o = self.schedule.refund(state.full_at_ns, now_ns, units);
+        Outcome {
+            decision: o.decision,
+            write: o
+                .write
+                .map(|w| Write { state: TokenBucketState { full_at_ns: w.state }, expire_at_ms: w.expire_at_ms }),
+        }
+    }
 }
 
 #[cfg(test)]

@@ -26,6 +26,8 @@ pub enum ArgError {
     },
     UnknownOption(Option<String>),
     Repeated(&'static str),
+    /// Two options that exclude each other (`REFUND` with `COST` or `PEEK`).
+    Conflict(&'static str, &'static str),
     MissingValue(&'static str),
     Param(ParamError),
     /// RL.ALL: `numkeys` names more keys than there are arguments after it.
@@ -70,6 +72,7 @@ impl fmt::Display for ArgError {
             ArgError::UnknownOption(Some(name)) => write!(f, "ERR syntax error: unknown option '{name}'"),
             ArgError::UnknownOption(None) => write!(f, "ERR syntax error: unknown option"),
             ArgError::Repeated(arg) => write!(f, "ERR syntax error: {arg} given more than once"),
+            ArgError::Conflict(a, b) => write!(f, "ERR syntax error: {a} cannot be combined with {b}"),
             ArgError::MissingValue(arg) => write!(f, "ERR syntax error: {arg} needs a value"),
             ArgError::Param(p) => write!(f, "ERR {} is out of range: {}", p.arg, p.reason),
             ArgError::KeysExceedArgs => write!(f, "ERR numkeys is greater than the number of arguments after it"),
@@ -146,11 +149,19 @@ pub fn cost(bytes: &[u8]) -> Result<u64, ArgError> {
     int_in(bytes, "COST", 0, MAX_COUNT)
 }
 
+/// `REFUND n`: 1 to 2^32-1.
+pub fn refund(bytes: &[u8]) -> Result<u64, ArgError> {
+    int_in(bytes, "REFUND", 1, MAX_COUNT)
+}
+
 /// The options a command accepts after its positional arguments.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Options {
     pub burst: Option<u64>,
+    /// `COST n` (default 1); meaningless when `refund` is set.
     pub cost: u64,
+    /// `REFUND n`, in place of `COST`: the units to give back.
+    pub refund: Option<u64>,
     pub peek: bool,
 }
 
@@ -167,23 +178,26 @@ pub struct Cursor<'a, F> {
     spec: Option<&'static str>,
     /// Whether `PEEK` is one of the options.
     peek: bool,
+    /// Whether `REFUND` is one of the options.
+    refund: bool,
     bytes: PhantomData<&'a [u8]>,
 }
 
 impl<'a, F: Fn(usize) -> &'a [u8]> Cursor<'a, F> {
     /// A command's arguments `from..len`, of which the first `positionals`
     /// are required: fewer is [`ArgError::WrongArity`], before anything is
-    /// parsed. `peek`: whether the command takes `PEEK`.
+    /// parsed. `peek`: whether the command takes `PEEK` and `REFUND` (a
+    /// kind's own command takes both, `RL.PEEK` neither).
     pub fn command(len: usize, arg: F, from: usize, positionals: usize, peek: bool) -> Result<Self, ArgError> {
         if len < from + positionals {
             return Err(ArgError::WrongArity);
         }
-        Ok(Self { arg, at: from, end: len, spec: None, peek, bytes: PhantomData })
+        Ok(Self { arg, at: from, end: len, spec: None, peek, refund: peek, bytes: PhantomData })
     }
 
     /// The arguments `from..end` of an `RL.ALL` spec that starts with `keyword`.
     pub fn spec(arg: F, from: usize, end: usize, keyword: &'static str) -> Self {
-        Self { arg, at: from, end, spec: Some(keyword), peek: false, bytes: PhantomData }
+        Self { arg, at: from, end, spec: Some(keyword), peek: false, refund: true, bytes: PhantomData }
     }
 
     /// The next positional argument, `name`.
@@ -208,11 +222,12 @@ impl<'a, F: Fn(usize) -> &'a [u8]> Cursor<'a, F> {
         period(self.next_arg(name)?, name)
     }
 
-    /// The rest: `[BURST n] [COST n] [PEEK]` (BURST if `burst`, PEEK if the
-    /// cursor takes it), case-insensitive, in any order, each at most once.
+    /// The rest: `[BURST n] [COST n | REFUND n] [PEEK]` (BURST if `burst`,
+    /// REFUND and PEEK if the cursor takes them), case-insensitive, in any
+    /// order, each at most once; `REFUND` with `COST` or `PEEK` is an error.
     pub fn options(&mut self, burst: bool) -> Result<Options, ArgError> {
         let (len, arg) = (self.end, &self.arg);
-        let mut opts = Options { burst: None, cost: 1, peek: false };
+        let mut opts = Options { burst: None, cost: 1, refund: None, peek: false };
         let mut cost_seen = false;
         let mut i = self.at;
         while i < len {
@@ -234,12 +249,30 @@ impl<'a, F: Fn(usize) -> &'a [u8]> Cursor<'a, F> {
                 if cost_seen {
                     return Err(ArgError::Repeated("COST"));
                 }
+                if opts.refund.is_some() {
+                    return Err(ArgError::Conflict("REFUND", "COST"));
+                }
                 opts.cost = cost(value("COST")?)?;
                 cost_seen = true;
+                i += 2;
+            } else if self.refund && word.eq_ignore_ascii_case(b"REFUND") {
+                if opts.refund.is_some() {
+                    return Err(ArgError::Repeated("REFUND"));
+                }
+                if cost_seen {
+                    return Err(ArgError::Conflict("REFUND", "COST"));
+                }
+                if opts.peek {
+                    return Err(ArgError::Conflict("REFUND", "PEEK"));
+                }
+                opts.refund = Some(refund(value("REFUND")?)?);
                 i += 2;
             } else if self.peek && word.eq_ignore_ascii_case(b"PEEK") {
                 if opts.peek {
                     return Err(ArgError::Repeated("PEEK"));
+                }
+                if opts.refund.is_some() {
+                    return Err(ArgError::Conflict("REFUND", "PEEK"));
                 }
                 opts.peek = true;
                 i += 1;
@@ -307,8 +340,40 @@ mod tests {
 
     #[test]
     fn options_are_case_insensitive_in_any_order() {
-        assert_eq!(opts(&[]), Ok(Options { burst: None, cost: 1, peek: false }));
-        assert_eq!(opts(&["peek", "Cost", "0", "burst", "7"]), Ok(Options { burst: Some(7), cost: 0, peek: true }));
+        assert_eq!(opts(&[]), Ok(Options { burst: None, cost: 1, refund: None, peek: false }));
+        assert_eq!(
+            opts(&["peek", "Cost", "0", "burst", "7"]),
+            Ok(Options { burst: Some(7), cost: 0, refund: None, peek: true })
+        );
+        assert_eq!(opts(&["refund", "5"]), Ok(Options { burst: None, cost: 1, refund: Some(5), peek: false }));
+    }
+
+    #[test]
+    fn refund_replaces_cost_and_excludes_peek() {
+        let conflict = |with| Err(ArgError::Conflict("REFUND", with));
+        assert_eq!(opts(&["REFUND", "1", "COST", "1"]), conflict("COST"));
+        assert_eq!(opts(&["COST", "1", "REFUND", "1"]), conflict("COST"));
+        assert_eq!(opts(&["REFUND", "1", "PEEK"]), conflict("PEEK"));
+        assert_eq!(opts(&["PEEK", "REFUND", "1"]), conflict("PEEK"));
+        assert_eq!(opts(&["REFUND", "1", "REFUND", "1"]), Err(ArgError::Repeated("REFUND")));
+        assert_eq!(opts(&["REFUND", "0"]), Err(ArgError::OutOfRange { arg: "REFUND", min: 1, max: 4294967295 }));
+        assert_eq!(
+            opts(&["REFUND", "4294967296"]),
+            Err(ArgError::OutOfRange { arg: "REFUND", min: 1, max: 4294967295 })
+        );
+        assert_eq!(opts(&["REFUND", "01"]), Err(ArgError::NotInteger("REFUND")));
+        assert_eq!(opts(&["REFUND"]), Err(ArgError::MissingValue("REFUND")));
+        assert_eq!(opts(&["REFUND", "4294967295"]).map(|o| o.refund), Ok(Some(4294967295)));
+        assert_eq!(
+            ArgError::Conflict("REFUND", "COST").to_string(),
+            "ERR syntax error: REFUND cannot be combined with COST"
+        );
+        // RL.PEEK's cursor takes neither PEEK nor REFUND; a spec's takes REFUND.
+        let words = ["REFUND", "3"];
+        let r = Cursor::command(2, |i| words[i].as_bytes(), 0, 0, false).and_then(|mut c| c.options(false));
+        assert_eq!(r, Err(ArgError::UnknownOption(Some("REFUND".into()))));
+        let r = Cursor::spec(|i| words[i].as_bytes(), 0, 2, "GCRA").options(true);
+        assert_eq!(r.map(|o| o.refund), Ok(Some(3)));
     }
 
     #[test]

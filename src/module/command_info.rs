@@ -118,7 +118,15 @@ impl Arg {
 const LIMITER_KEY: u32 =
     raw::REDISMODULE_CMD_KEY_RW | raw::REDISMODULE_CMD_KEY_ACCESS | raw::REDISMODULE_CMD_KEY_UPDATE;
 
-const COST: Arg = Arg::int(c"cost").token(c"COST").optional().summary(c"the weight of this request (default 1)");
+/// `[COST n | REFUND n]`.
+const COST: Arg = Arg::one_of(
+    c"amount",
+    &[
+        Arg::int(c"cost").token(c"COST").summary(c"the weight of this request (default 1)"),
+        Arg::int(c"refund").token(c"REFUND").summary(c"units to give back (reserve, then settle)"),
+    ],
+)
+.optional();
 const PEEK: Arg =
     Arg::flag(c"peek", c"PEEK").optional().summary(c"answer as if consumed, but consume and write nothing");
 const BURST: Arg =

@@ -91,7 +91,7 @@ macro_rules! counters {
     }};
 }
 
-/// `RL.GCRA key limit period_ms [BURST n] [COST n] [PEEK]`
+/// `RL.GCRA key limit period_ms [BURST n] [COST n | REFUND n] [PEEK]`
 impl Kind for Gcra {
     const COMMAND: &'static CStr = c"RL.GCRA";
     const KEYWORD: &'static str = "GCRA";
@@ -114,7 +114,7 @@ impl Kind for Gcra {
     }
 }
 
-/// `RL.TOKENBUCKET key capacity refill_tokens refill_period_ms [COST n] [PEEK]`
+/// `RL.TOKENBUCKET key capacity refill_tokens refill_period_ms [COST n | REFUND n] [PEEK]`
 impl Kind for TokenBucket {
     const COMMAND: &'static CStr = c"RL.TOKENBUCKET";
     const KEYWORD: &'static str = "TOKENBUCKET";
@@ -138,7 +138,7 @@ impl Kind for TokenBucket {
     }
 }
 
-/// `RL.SLIDE key limit window_ms [COST n] [PEEK]`
+/// `RL.SLIDE key limit window_ms [COST n | REFUND n] [PEEK]`
 impl Kind for SlidingWindow {
     const COMMAND: &'static CStr = c"RL.SLIDE";
     const KEYWORD: &'static str = "SLIDE";

@@ -3,9 +3,9 @@
 //! `RL.APPLY` all read and write a limiter key through [`KeyState`], so the
 //! order of those steps, and what is counted, is written once.
 //!
-//! A write is a [`Change`]: `Consume` and `Repair` store a state and its
-//! expiry (a repair is counted in `INFO rl` as one), `Delete` removes the
-//! key. The key is closed before the server is told about the write, as a
+//! A write is a [`Change`]: `Consume`, `Repair` and `Refund` store a state
+//! and its expiry (a repair is counted in `INFO rl` as one), `Delete` and a
+//! refund that fills the limiter remove the key. The key is closed before the server is told about the write, as a
 //! built-in command does.
 
 use std::ffi::c_void;
@@ -32,7 +32,12 @@ enum Written<S> {
     Nothing,
     /// A state and its absolute expiry (ms; 0: the expiry was left alone).
     State(S, u64),
-    Deleted,
+    /// The key was removed; `refund`: by a refund that filled the limiter
+    /// (which fires the kind's event before `del`, as SREM does before `del`
+    /// when it empties a set).
+    Deleted {
+        refund: bool,
+    },
 }
 
 /// One limiter key of kind `K`, from open to announce.
@@ -91,7 +96,8 @@ impl<'c, K: Kind> KeyState<'c, K> {
     #[inline]
     pub fn write(&mut self, change: &Change<K::State>, now_ns: u64) -> bool {
         match change {
-            Change::Consume(w) => self.store(w, now_ns),
+            Change::Consume(w) | Change::Refund(Some(w)) => self.store(w, now_ns),
+            Change::Refund(None) => self.delete(true),
             Change::Repair(w) => {
                 let stored = self.store(w, now_ns);
                 if stored {
@@ -99,10 +105,10 @@ impl<'c, K: Kind> KeyState<'c, K> {
                 }
                 stored
             }
-            // Only a repair deletes today: counts a window change mapped away.
+            // Counts a window change mapped away.
             Change::Delete => {
-                let deleted = self.delete();
-                if deleted && matches!(self.written, Written::Deleted) {
+                let deleted = self.delete(false);
+                if deleted && matches!(self.written, Written::Deleted { .. }) {
                     stats::count(&stats::REPAIRS);
                 }
                 deleted
@@ -132,7 +138,7 @@ impl<'c, K: Kind> KeyState<'c, K> {
         stored
     }
 
-    fn delete(&mut self) -> bool {
+    fn delete(&mut self, refund: bool) -> bool {
         let Some(key) = &self.key else { return false };
         if self.held.is_none() {
             return true;
@@ -140,7 +146,7 @@ impl<'c, K: Kind> KeyState<'c, K> {
         let deleted = key.delete();
         if deleted {
             self.held = None;
-            self.written = Written::Deleted;
+            self.written = Written::Deleted { refund };
         }
         deleted
     }
@@ -193,8 +199,11 @@ impl<'c, K: Kind> KeyState<'c, K> {
                 let mut buf = [0u8; stored::MAX_PAYLOAD];
                 effect::replicate(self.ctx, name, stored::encode(&state, expire_at_ms, &mut buf))
             }
-            Written::Deleted => {
+            Written::Deleted { refund } => {
                 api!(RedisModule_SignalModifiedKey(ctx, name));
+                if refund {
+                    api!(RedisModule_NotifyKeyspaceEvent(ctx, raw::REDISMODULE_NOTIFY_MODULE, K::EVENT.as_ptr(), name));
+                }
                 api!(RedisModule_NotifyKeyspaceEvent(ctx, raw::REDISMODULE_NOTIFY_GENERIC, c"del".as_ptr(), name));
                 if !propagate {
                     return;

@@ -18,8 +18,8 @@ pub struct Counters {
     denied: AtomicU64,
     /// Calls answered allowed = 0 with retry -1: cost above the limit.
     never: AtomicU64,
-    /// Units given back (REFUND, not yet a command: 0, kept so the line's
-    /// format does not change when it lands).
+    /// Refunds answered (`REFUND n`; also counted as allowed). RL.ALL:
+    /// refund specs settled by allowed calls.
     refunds: AtomicU64,
     /// Calls answered with an error (bad arguments, WRONGTYPE, OOM is the
     /// server's and never reaches the module).
@@ -90,6 +90,11 @@ impl Tally {
 
     pub fn decision(&mut self, d: &Decision) {
         self.decided(d.allowed, d.retry_after_ms);
+    }
+
+    /// The call settled `n` refunds.
+    pub fn refunded(&mut self, n: u64) {
+        self.counters.refunds.fetch_add(n, Relaxed);
     }
 }
 

@@ -4,6 +4,11 @@
 //! at one instant, and cost is consumed from every key only if every limit
 //! allows it. Otherwise no key consumes anything.
 //!
+//! A `REFUND n` spec gives units back ("reserve, then settle" for several
+//! dimensions in one call): it never denies, and it is applied only when
+//! the whole call is allowed; when another spec denies, nothing is refunded
+//! and the refund spec answers its state as it is (allowed).
+//!
 //! Repairs: a stored state that reads as drained because it lies too far
 //! ahead (a backward clock jump, tightened parameters) is stored as drained
 //! by the first call that sees it, as the single commands do, even when the
@@ -51,7 +56,7 @@ pub fn command(ctx: Ctx<'_>, args: Argv<'_>) {
     // keys were refused, so no two parts alias one value.
     let mut parts: Vec<AnyPart> = Vec::with_capacity(parsed.specs.len());
     for (i, spec) in parsed.specs.iter().enumerate() {
-        match AnyPart::open(ctx, args.string(2 + i), spec.limit, spec.cost, now_ns) {
+        match AnyPart::open(ctx, args.string(2 + i), spec.limit, spec.cost, spec.refund, now_ns) {
             Ok(part) => parts.push(part),
             Err(WrongType) => {
                 // Closes every key opened so far; nothing was written.
@@ -86,13 +91,17 @@ pub fn command(ctx: Ctx<'_>, args: Argv<'_>) {
     }
     tally.decided(allowed, retry_after_ms);
     if !parsed.peek {
-        // Each denying key once, or each key's cost when all allowed.
+        // Each denying key once, or each key's cost when all allowed; a
+        // refund spec consumes nothing and never denies: not counted.
         for (i, (part, spec)) in parts.iter().zip(&parsed.specs).enumerate() {
             let d = part.get().decision();
-            if allowed || !d.allowed {
+            if spec.refund.is_none() && (allowed || !d.allowed) {
                 top::decided(args.bytes(2 + i), d, spec.cost);
             }
         }
+    }
+    if allowed && !parsed.peek {
+        tally.refunded(parsed.specs.iter().filter(|s| s.refund.is_some()).count() as u64);
     }
     reply_all(ctx, allowed, retry_after_ms, &parts, reply::wants_map(flags));
 }
@@ -167,7 +176,8 @@ fn report_keys(ctx: Ctx<'_>, args: &Argv<'_>) {
 /// One key's part in the decision.
 trait Pending {
     /// What a PEEK of this limit alone answers (for an allowed call, also
-    /// the state after consuming).
+    /// the state after consuming; for a refund, the state after it, until
+    /// [`store`](Self::store) finds the call denied: then the state as it is).
     fn decision(&self) -> &Decision;
     /// Stores what this key gets from the whole decision: its consumed
     /// state if every limit allowed, else at most a repair. False if the
@@ -181,17 +191,30 @@ trait Pending {
 
 struct Part<'c, K: Kind> {
     limiter: K,
+    /// A `REFUND` spec: it never denies.
+    refund: bool,
     /// Open from the read until every key is stored.
     key: KeyState<'c, K>,
     verdict: Verdict<K::State>,
 }
 
 impl<'c, K: Kind> Part<'c, K> {
-    /// Opens and reads the key, and decides its limit alone.
-    fn open(ctx: Ctx<'c>, name: *mut RedisModuleString, limiter: K, cost: u64, now_ns: u64) -> Result<Self, WrongType> {
+    /// Opens and reads the key, and decides its limit alone (or, with
+    /// `refund`, settles it: always allowed).
+    fn open(
+        ctx: Ctx<'c>,
+        name: *mut RedisModuleString,
+        limiter: K,
+        cost: u64,
+        refund: Option<u64>,
+        now_ns: u64,
+    ) -> Result<Self, WrongType> {
         let key = KeyState::<K>::open(ctx, name)?;
-        let verdict = limiter.decide(key.state(), now_ns, cost);
-        Ok(Self { limiter, key, verdict })
+        let verdict = match refund {
+            Some(units) => limiter.settle(key.state(), now_ns, units),
+            None => limiter.decide(key.state(), now_ns, cost),
+        };
+        Ok(Self { limiter, refund: refund.is_some(), key, verdict })
     }
 }
 
@@ -204,9 +227,14 @@ impl<K: Kind> Pending for Part<'_, K> {
         let change = if all_allowed {
             self.verdict.change
         } else {
-            // Consume nothing; keep only a repair. A COST 0 check stores
-            // exactly that (and nothing in steady operation).
-            self.limiter.decide(self.key.state(), now_ns, 0).change
+            // Consume (or refund) nothing; keep only a repair. A COST 0
+            // check stores exactly that (and nothing in steady operation).
+            let status = self.limiter.decide(self.key.state(), now_ns, 0);
+            if self.refund {
+                // Nothing refunded: answer the state as it is.
+                self.verdict.decision = status.decision;
+            }
+            status.change
         };
         match change {
             Some(change) => self.key.write(&change, now_ns),
@@ -236,10 +264,11 @@ macro_rules! any_part {
                 name: *mut RedisModuleString,
                 limit: Limit,
                 cost: u64,
+                refund: Option<u64>,
                 now_ns: u64,
             ) -> Result<Self, WrongType> {
                 match limit {
-                    $(Limit::$variant(l) => Part::open(ctx, name, l, cost, now_ns).map(AnyPart::$variant),)*
+                    $(Limit::$variant(l) => Part::open(ctx, name, l, cost, refund, now_ns).map(AnyPart::$variant),)*
                 }
             }
 

@@ -27,7 +27,7 @@ macro_rules! limit {
         ) -> Option<Result<Spec, ArgError>> {
             $(if word.eq_ignore_ascii_case(<$kind as Kind>::KEYWORD.as_bytes()) {
                 let parsed = spec_of::<$kind, _>(arg, from, end);
-                return Some(parsed.map(|(limit, cost)| Spec { limit: Limit::$variant(limit), cost }));
+                return Some(parsed.map(|(limit, cost, refund)| Spec { limit: Limit::$variant(limit), cost, refund }));
             })*
             None
         }
@@ -35,11 +35,13 @@ macro_rules! limit {
 }
 with_kinds!(limit);
 
-/// One spec of an RL.ALL call: the limit and the cost to take from it.
+/// One spec of an RL.ALL call: the limit and the cost to take from it, or
+/// (`REFUND n`) the units to give back to it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Spec {
     pub limit: Limit,
     pub cost: u64,
+    pub refund: Option<u64>,
 }
 
 /// A parsed `RL.ALL numkeys key [key ...] spec [spec ...] [PEEK]`. The keys
@@ -106,13 +108,21 @@ pub fn all_from<'a>(len: usize, arg: impl Fn(usize) -> &'a [u8]) -> Result<AllAr
         // The only other word that can end the last spec is a keyword.
         _ => return Err(ArgError::TooManySpecs { keys }),
     };
+    // A refund is a write: it has no PEEK form.
+    if peek && specs.iter().any(|s| s.refund.is_some()) {
+        return Err(ArgError::Conflict("REFUND", "PEEK"));
+    }
     Ok(AllArgs { specs, peek })
 }
 
-/// A spec of kind `K`: its grammar over `args[from..end]`, and its cost.
-fn spec_of<'a, K: Kind, F: Fn(usize) -> &'a [u8]>(arg: F, from: usize, end: usize) -> Result<(K, u64), ArgError> {
+/// A spec of kind `K`: its grammar over `args[from..end]`, its cost and its refund.
+fn spec_of<'a, K: Kind, F: Fn(usize) -> &'a [u8]>(
+    arg: F,
+    from: usize,
+    end: usize,
+) -> Result<(K, u64, Option<u64>), ArgError> {
     let (limit, opts) = K::grammar(&mut Cursor::spec(arg, from, end, K::KEYWORD))?;
-    Ok((limit, opts.cost))
+    Ok((limit, opts.cost, opts.refund))
 }
 
 #[cfg(test)]
@@ -138,9 +148,9 @@ mod tests {
         assert_eq!(
             parsed.specs,
             [
-                Spec { limit: Limit::Gcra(Gcra::new(10, 1000, 5).unwrap()), cost: 2 },
-                Spec { limit: Limit::TokenBucket(TokenBucket::new(5, 1, 1000).unwrap()), cost: 1 },
-                Spec { limit: Limit::Slide(SlidingWindow::new(3, 60000)), cost: 0 },
+                Spec { limit: Limit::Gcra(Gcra::new(10, 1000, 5).unwrap()), cost: 2, refund: None },
+                Spec { limit: Limit::TokenBucket(TokenBucket::new(5, 1, 1000).unwrap()), cost: 1, refund: None },
+                Spec { limit: Limit::Slide(SlidingWindow::new(3, 60000)), cost: 0, refund: None },
             ]
         );
         assert_eq!(all("RL.ALL 1 k SLIDE 1 1").map(|a| a.peek), Ok(false));
@@ -185,6 +195,28 @@ mod tests {
             ArgError::InSpec(2, Box::new(ArgError::NotInteger("window_ms"))).to_string(),
             "ERR window_ms is not an integer (spec 2)"
         );
+    }
+
+    #[test]
+    fn a_spec_refunds_in_place_of_cost_and_never_with_peek() {
+        let parsed = all("RL.ALL 2 a b GCRA 10 1000 refund 7 SLIDE 3 1000 COST 2").expect("valid");
+        assert_eq!(parsed.specs[0].refund, Some(7));
+        assert_eq!((parsed.specs[1].cost, parsed.specs[1].refund), (2, None));
+        // As COST: a keyword after REFUND starts the next spec.
+        assert_eq!(
+            all("RL.ALL 1 a GCRA 10 1000 REFUND SLIDE"),
+            Err(ArgError::InSpec(1, Box::new(ArgError::MissingValue("REFUND"))))
+        );
+        assert_eq!(
+            all("RL.ALL 1 a GCRA 10 1000 REFUND 1 COST 1"),
+            Err(ArgError::InSpec(1, Box::new(ArgError::Conflict("REFUND", "COST"))))
+        );
+        assert_eq!(
+            all("RL.ALL 1 a GCRA 10 1000 REFUND 0"),
+            Err(ArgError::InSpec(1, Box::new(ArgError::OutOfRange { arg: "REFUND", min: 1, max: 4294967295 })))
+        );
+        assert_eq!(all("RL.ALL 2 a b GCRA 10 1000 REFUND 1 SLIDE 1 1 PEEK"), Err(ArgError::Conflict("REFUND", "PEEK")));
+        assert_eq!(all("RL.ALL 1 a SLIDE 1 1 PEEK").map(|a| a.peek), Ok(true));
     }
 
     #[test]

@@ -2,7 +2,8 @@
 //! pure core -> (if it changed the state) write, expire, signal, notify,
 //! propagate -> reply, through the one key-state path (`state`). Nothing is
 //! read or written before the arguments are valid, and nothing is written
-//! or propagated for a denial, a PEEK or COST 0, except a repair: a stored
+//! or propagated for a denial, a PEEK or COST 0, except a repair (a refund,
+//! `REFUND n`, is a write like a consuming call): a stored
 //! state further ahead than the parameters allow (a backward clock jump, a
 //! tightened limit) is stored as drained by the first call that sees it,
 //! other than a PEEK (see the core).
@@ -53,7 +54,10 @@ pub fn run<K: Kind, A: Algorithm<State = K::State>>(
     };
 
     let now_ns = clock::now_ns();
-    let verdict = limiter.decide(key.state(), now_ns, opts.cost);
+    let verdict = match opts.refund {
+        Some(units) => limiter.settle(key.state(), now_ns, units),
+        None => limiter.decide(key.state(), now_ns, opts.cost),
+    };
     let flags = context_flags(ctx);
 
     if let (false, Some(change)) = (opts.peek, &verdict.change) {
@@ -67,8 +71,12 @@ pub fn run<K: Kind, A: Algorithm<State = K::State>>(
         key.close();
     }
     tally.decision(&verdict.decision);
-    if !opts.peek {
+    // A refund consumes nothing: RL.TOP counts it neither way.
+    if !opts.peek && opts.refund.is_none() {
         super::top::decided(args.bytes(1), &verdict.decision, opts.cost);
+    }
+    if opts.refund.is_some() {
+        tally.refunded(1);
     }
     reply(ctx, &verdict.decision, flags);
 }

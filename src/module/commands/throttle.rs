@@ -67,6 +67,11 @@ impl Algorithm for Throttle {
     fn check(&self, state: Option<GcraState>, now_ns: u64, cost: u64) -> Outcome<GcraState> {
         self.0.check(state, now_ns, cost)
     }
+    /// CL.THROTTLE takes no refund; GCRA's, should anything ask.
+    #[inline]
+    fn refund(&self, state: GcraState, now_ns: u64, units: u64) -> Outcome<GcraState> {
+        self.0.refund(state, now_ns, units)
+    }
 }
 
 /// Counted apart from RL.GCRA, so INFO shows how much redis-cell traffic is left.
@@ -74,7 +79,7 @@ pub static STATS: Counters = Counters::new();
 
 fn parse(a: &Argv<'_>) -> Result<(Throttle, Options), ArgError> {
     let (throttle, quantity) = Throttle::parse_from(a.len(), |i| a.bytes(i))?;
-    Ok((throttle, Options { burst: None, cost: quantity, peek: false }))
+    Ok((throttle, Options { burst: None, cost: quantity, refund: None, peek: false }))
 }
 
 /// redis-cell's five integers, an array in RESP2 and RESP3 alike.
