@@ -54,6 +54,10 @@ pub enum ArgError {
     },
     /// RL.ALL: `PEEK` is somewhere other than last.
     PeekNotLast,
+    /// `TZ` names no zone of the bundled database (`.0`, if printable).
+    UnknownZone(Option<String>),
+    /// `TZ` with a period in ms.
+    ZoneNeedsCalendar,
     /// RL.ALL: an error inside spec number `.0` (1-based), so the client
     /// knows which of several `limit`s is meant.
     InSpec(usize, Box<ArgError>),
@@ -90,6 +94,9 @@ impl fmt::Display for ArgError {
             }
             ArgError::MissingArg { spec, arg } => write!(f, "ERR syntax error: {spec} needs {arg}"),
             ArgError::PeekNotLast => write!(f, "ERR syntax error: PEEK must be the last argument"),
+            ArgError::UnknownZone(Some(name)) => write!(f, "ERR TZ: unknown time zone '{name}'"),
+            ArgError::UnknownZone(None) => write!(f, "ERR TZ: unknown time zone"),
+            ArgError::ZoneNeedsCalendar => write!(f, "ERR TZ applies only to HOUR, DAY, WEEK, MONTH or YEAR"),
             ArgError::InSpec(n, e) => write!(f, "{e} (spec {n})"),
         }
     }
@@ -211,8 +218,20 @@ impl<'a, F: Fn(usize) -> &'a [u8]> Cursor<'a, F> {
     /// The rest: `[BURST n] [COST n] [PEEK]` (BURST if `burst`, PEEK if the
     /// cursor takes it), case-insensitive, in any order, each at most once.
     pub fn options(&mut self, burst: bool) -> Result<Options, ArgError> {
+        self.parse_options(burst, false).map(|(opts, _)| opts)
+    }
+
+    /// The rest: `[TZ zone] [COST n] [PEEK]` (PEEK if the cursor takes it),
+    /// as [`options`](Self::options), and the zone's name as given. The word
+    /// after `TZ` is always its value.
+    pub fn options_with_tz(&mut self) -> Result<(Options, Option<&'a [u8]>), ArgError> {
+        self.parse_options(false, true)
+    }
+
+    fn parse_options(&mut self, burst: bool, tz: bool) -> Result<(Options, Option<&'a [u8]>), ArgError> {
         let (len, arg) = (self.end, &self.arg);
         let mut opts = Options { burst: None, cost: 1, peek: false };
+        let mut zone = None;
         let mut cost_seen = false;
         let mut i = self.at;
         while i < len {
@@ -229,6 +248,12 @@ impl<'a, F: Fn(usize) -> &'a [u8]> Cursor<'a, F> {
                     return Err(ArgError::Repeated("BURST"));
                 }
                 opts.burst = Some(count(value("BURST")?, "BURST")?);
+                i += 2;
+            } else if tz && word.eq_ignore_ascii_case(b"TZ") {
+                if zone.is_some() {
+                    return Err(ArgError::Repeated("TZ"));
+                }
+                zone = Some(value("TZ")?);
                 i += 2;
             } else if word.eq_ignore_ascii_case(b"COST") {
                 if cost_seen {
@@ -248,7 +273,7 @@ impl<'a, F: Fn(usize) -> &'a [u8]> Cursor<'a, F> {
             }
         }
         self.at = len;
-        Ok(opts)
+        Ok((opts, zone))
     }
 }
 
@@ -309,6 +334,19 @@ mod tests {
     fn options_are_case_insensitive_in_any_order() {
         assert_eq!(opts(&[]), Ok(Options { burst: None, cost: 1, peek: false }));
         assert_eq!(opts(&["peek", "Cost", "0", "burst", "7"]), Ok(Options { burst: Some(7), cost: 0, peek: true }));
+    }
+
+    #[test]
+    fn tz_is_an_option_only_where_asked_for_and_takes_the_next_word() {
+        let words = ["tz", "PEEK", "COST", "2", "TZ"];
+        let mut c = Cursor::command(4, |i| words[i].as_bytes(), 0, 0, true).unwrap();
+        assert_eq!(c.options_with_tz(), Ok((Options { burst: None, cost: 2, peek: false }, Some(&b"PEEK"[..]))));
+        let mut c = Cursor::command(5, |i| words[i].as_bytes(), 2, 0, true).unwrap();
+        assert_eq!(c.options_with_tz(), Err(ArgError::MissingValue("TZ")));
+        assert_eq!(opts(&["TZ", "UTC"]), Err(ArgError::UnknownOption(Some("TZ".into()))));
+        let twice = ["TZ", "UTC", "TZ", "UTC"];
+        let mut c = Cursor::command(4, |i| twice[i].as_bytes(), 0, 0, true).unwrap();
+        assert_eq!(c.options_with_tz(), Err(ArgError::Repeated("TZ")));
     }
 
     #[test]
