@@ -5,7 +5,8 @@
 # (N requests per command, default 20000). Needs valgrind. SERVER_ARGS adds
 # server options, e.g. SERVER_ARGS="--appendonly yes --appendfsync no" to
 # count the propagation of effects (built only when an AOF or a replica
-# consumes them).
+# consumes them). ONLY=regex runs only the rows whose name matches it
+# (e.g. ONLY='SET PX random|RL.QUOTA').
 set -euo pipefail
 cd "$(dirname "$0")/.."
 N=${1:-20000}
@@ -18,6 +19,7 @@ trap 'rm -rf "$out"' EXIT
 
 profile() { # name, command line (may use __rand_int__), random?
   local name=$1 line=$2 rnd=$3 port
+  if [ -n "${ONLY:-}" ] && ! [[ $name =~ $ONLY ]]; then return 0; fi
   # A fresh data directory per server, so no AOF or RDB carries over.
   rm -rf "${out:?}"/*
   port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
@@ -55,6 +57,8 @@ profile "SET PX random keys" "SET k:__rand_int__ v PX 60000" 1
 profile "RL.GCRA random keys" "RL.GCRA k:__rand_int__ 100 60000" 1
 profile "RL.TOKENBUCKET random keys" "RL.TOKENBUCKET k:__rand_int__ 100 100 60000" 1
 profile "RL.SLIDE random keys" "RL.SLIDE k:__rand_int__ 100 60000" 1
+profile "RL.QUOTA random keys, DAY TZ Europe/Berlin" "RL.QUOTA k:__rand_int__ 100 DAY TZ Europe/Berlin" 1
+profile "RL.QUOTA random keys, 60000 ms" "RL.QUOTA k:__rand_int__ 100 60000" 1
 sha() { printf '%s' "$(cat "scripts/lua/$1.lua")" | sha1sum | cut -d' ' -f1; }
 profile "Lua GCRA random keys" "EVALSHA $(sha gcra) 1 k:__rand_int__ 100 60000 100 1" 1
 profile "Lua TOKENBUCKET random keys" "EVALSHA $(sha tokenbucket) 1 k:__rand_int__ 100 100 60000 1" 1
