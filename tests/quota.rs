@@ -240,3 +240,23 @@ fn replicas_and_the_aof_hold_the_same_quota_state() {
     master.restart();
     assert_same_state("AOF replay", &expected, &snapshot(&mut master.conn()));
 }
+
+#[test]
+fn rdb_reload_and_dump_restore_keep_the_count_and_the_window() {
+    let s = frozen_server();
+    let mut c = s.conn();
+    assert!(rl(&mut c, "RL.QUOTA q 5 WEEK TZ Asia/Kathmandu COST 3").allowed);
+    let (state, at) = (dump(&mut c, "q"), pexpiretime(&mut c, "q"));
+    // The ISO week in Kathmandu (+05:45) ends on Monday 2027-01-18 00:00
+    // local, 2027-01-17T18:15Z.
+    assert_eq!(at, 1_800_209_700_000);
+    let _: () = redis::cmd("DEBUG").arg("RELOAD").query(&mut c).expect("DEBUG RELOAD");
+    assert_eq!((dump(&mut c, "q"), pexpiretime(&mut c, "q")), (state.clone(), at));
+    let _: () = redis::cmd("RESTORE").arg("q2").arg(at).arg(state.unwrap()).arg("ABSTTL").query(&mut c).unwrap();
+    // The copy decides as the original: two left in this Kathmandu week.
+    let to_end = at - T0_MS as i64;
+    assert_eq!(rl(&mut c, "RL.QUOTA q2 5 WEEK TZ Asia/Kathmandu COST 0"), r(true, 5, 2, 0, to_end));
+    assert_eq!(rl(&mut c, "RL.QUOTA q 5 WEEK TZ Asia/Kathmandu COST 0"), r(true, 5, 2, 0, to_end));
+    let mem: i64 = redis::cmd("MEMORY").arg("USAGE").arg("q").query(&mut c).unwrap();
+    assert_eq!(mem, 56, "a 24-byte state and a short key");
+}
