@@ -20,7 +20,7 @@ trap 'rm -rf "$out"' EXIT
 
 profile() { # name, command line (may use __rand_int__), random?
   local name=$1 line=$2 rnd=$3 port
-  if [ -n "${ONLY:-}" ] && ! [[ $name =~ $ONLY ]]; then return; fi
+  if [ -n "${ONLY:-}" ] && ! [[ $name =~ $ONLY ]]; then return 0; fi
   # A fresh data directory per server, so no AOF or RDB carries over.
   rm -rf "${out:?}"/*
   port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
@@ -60,6 +60,8 @@ profile "RL.GCRA random keys" "RL.GCRA k:__rand_int__ 100 60000" 1
 profile "RL.GCRA random keys, deny" "RL.GCRA k:__rand_int__ 1 60000 COST 2" 1
 profile "RL.TOKENBUCKET random keys" "RL.TOKENBUCKET k:__rand_int__ 100 100 60000" 1
 profile "RL.SLIDE random keys" "RL.SLIDE k:__rand_int__ 100 60000" 1
+profile "RL.QUOTA random keys, DAY TZ Europe/Berlin" "RL.QUOTA k:__rand_int__ 100 DAY TZ Europe/Berlin" 1
+profile "RL.QUOTA random keys, 60000 ms" "RL.QUOTA k:__rand_int__ 100 60000" 1
 sha() { printf '%s' "$(cat "scripts/lua/$1.lua")" | sha1sum | cut -d' ' -f1; }
 profile "Lua GCRA random keys" "EVALSHA $(sha gcra) 1 k:__rand_int__ 100 60000 100 1" 1
 profile "Lua TOKENBUCKET random keys" "EVALSHA $(sha tokenbucket) 1 k:__rand_int__ 100 100 60000 1" 1

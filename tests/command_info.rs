@@ -133,7 +133,7 @@ fn the_limiters_declare_their_key_as_incr_does() {
     let mut con = s.conn();
     let incr = info_field(&mut con, "INCR", 8);
     assert_eq!(incr, "[[flags [RW access update] begin_search [type index spec [index 1]] find_keys [type range spec [lastkey 0 keystep 1 limit 0]]]]");
-    for name in ["RL.GCRA", "RL.TOKENBUCKET", "RL.SLIDE"] {
+    for name in ["RL.GCRA", "RL.TOKENBUCKET", "RL.SLIDE", "RL.QUOTA"] {
         assert_eq!(info_field(&mut con, name, 8), incr, "{name} key specs");
         assert_eq!((3..6).map(|i| info_field(&mut con, name, i)).collect::<Vec<_>>(), ["1", "1", "1"], "{name}");
     }
@@ -170,6 +170,7 @@ fn command_info_reports_arity_and_honest_flags() {
         ("RL.GCRA", "-4", "[write denyoom module fast]"),
         ("RL.TOKENBUCKET", "-5", "[write denyoom module fast]"),
         ("RL.SLIDE", "-4", "[write denyoom module fast]"),
+        ("RL.QUOTA", "-4", "[write denyoom module fast]"),
         // O(N) in the keys: not fast.
         ("RL.ALL", "-6", "[write denyoom module movablekeys]"),
         // A replica must apply what its master did, memory or not.
@@ -186,7 +187,9 @@ fn command_info_reports_arity_and_honest_flags() {
 fn the_server_enforces_the_declared_arity() {
     let s = Server::start();
     let mut con = s.conn();
-    for line in ["RL.GCRA k 10", "RL.TOKENBUCKET k 10 1", "RL.SLIDE k 10", "RL.ALL 1 k SLIDE 10", "RL.APPLY k"] {
+    for line in
+        ["RL.GCRA k 10", "RL.TOKENBUCKET k 10 1", "RL.SLIDE k 10", "RL.QUOTA k 10", "RL.ALL 1 k SLIDE 10", "RL.APPLY k"]
+    {
         let words: Vec<&str> = line.split(' ').collect();
         let e = err_of(&mut con, &words);
         assert!(e.starts_with("ERR wrong number of arguments"), "{line}: {e}");
@@ -214,6 +217,7 @@ fn acl_categories_are_set_where_the_server_can_set_them() {
         ("RL.GCRA", "[@write @fast]"),
         ("RL.TOKENBUCKET", "[@write @fast]"),
         ("RL.SLIDE", "[@write @fast]"),
+        ("RL.QUOTA", "[@write @fast]"),
         ("RL.ALL", "[@write @slow]"),
         ("RL.APPLY", "[@write @fast]"),
     ];
@@ -273,17 +277,33 @@ fn command_docs_describe_every_command_and_argument() {
             int("window_ms")
         )
     );
+    let period =
+        "[name period type string summary HOUR, DAY, WEEK, MONTH or YEAR, or a number of ms for fixed windows]";
+    let zone = "[name zone type string token TZ summary an IANA time zone for calendar windows (default UTC) flags [optional]]";
+    assert_eq!(
+        docs(&mut con, "RL.QUOTA"),
+        format!(
+            "[{} arguments [{key} {} {period} {zone} {cost} {peek}]]",
+            head(
+                "Counts requests against a quota of limit per calendar window (in a time zone) or per fixed window",
+                "O(1)"
+            ),
+            int("limit"),
+        )
+    );
     let specs = format!(
         "[name gcra type block token GCRA arguments [{} {} {burst} {cost}]] \
          [name tokenbucket type block token TOKENBUCKET arguments [{} {} {} {cost}]] \
-         [name slide type block token SLIDE arguments [{} {} {cost}]]",
+         [name slide type block token SLIDE arguments [{} {} {cost}]] \
+         [name quota type block token QUOTA arguments [{} {period} {zone} {cost}]]",
         int("limit"),
         int("period_ms"),
         int("capacity"),
         int("refill_tokens"),
         int("refill_period_ms"),
         int("limit"),
-        int("window_ms")
+        int("window_ms"),
+        int("limit")
     );
     assert_eq!(
         docs(&mut con, "RL.ALL"),

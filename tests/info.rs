@@ -114,6 +114,9 @@ fn counters_match_a_known_workload() {
     let v = s.version();
     let expected_clock = if v.is_valkey() || v.at_least(7, 2, 0) { "cached_us" } else { "ms" };
     assert_eq!(info["rl_clock"], expected_clock);
+    // The tz database RL.QUOTA's zones come from, compiled in.
+    assert_eq!(info["rl_tzdata"], redis_rl::core::tzdata_release());
+    assert_eq!(row("quota"), [0, 0, 0, 0, 0, 0]);
 
     // A backward clock jump: the first call on the drained key repairs it.
     clock.freeze_at_ms(T0_MS - 3_600_000);

@@ -272,6 +272,17 @@ fn first_instant_at_or_after(tz: &TimeZone, dt: DateTime) -> Option<i64> {
 pub struct CalendarCache<const N: usize> {
     entries: Vec<CacheEntry>,
     next: usize,
+    /// The stamp the next new entry gets: a [`CacheSlot`] names one entry
+    /// for as long as it is not replaced.
+    stamp: u64,
+}
+
+/// Where [`CalendarCache::resolve`] put a (period, zone name) pair: valid
+/// until that entry is replaced, which [`CalendarCache::window_in`] notices.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CacheSlot {
+    index: usize,
+    stamp: u64,
 }
 
 #[derive(Debug)]
@@ -280,6 +291,7 @@ struct CacheEntry {
     /// The zone name as given (ASCII lowercase), `len` bytes; empty for the default.
     name: [u8; MAX_ZONE_NAME],
     len: usize,
+    stamp: u64,
     calendar: Calendar,
 }
 
@@ -291,47 +303,83 @@ impl<const N: usize> Default for CalendarCache<N> {
 
 impl<const N: usize> CalendarCache<N> {
     pub fn new() -> Self {
-        CalendarCache { entries: Vec::with_capacity(N), next: 0 }
+        CalendarCache { entries: Vec::with_capacity(N), next: 0, stamp: 0 }
+    }
+
+    /// Finds or adds the pair (`period`, zone named `tz`; `None`: UTC),
+    /// looking the zone up only when the pair is new: the error for an
+    /// unknown zone or a zone with a period in ms, else where the pair is.
+    pub fn resolve(&mut self, period: Period, tz: Option<&[u8]>) -> Result<CacheSlot, ParamError> {
+        let i = self.find_or_insert(period, tz)?;
+        match self.entries.get(i) {
+            Some(e) => Ok(CacheSlot { index: i, stamp: e.stamp }),
+            // N == 0: nothing is kept; every window is looked up again.
+            None => Ok(CacheSlot { index: usize::MAX, stamp: u64::MAX }),
+        }
+    }
+
+    /// The window holding `now_ns` for the pair [`resolve`](Self::resolve)
+    /// answered `slot` for: from that entry while it holds the pair (a
+    /// stamp compared, then the remembered window's two bounds), else as
+    /// [`window`](Self::window) finds it.
+    #[inline]
+    pub fn window_in(
+        &mut self,
+        slot: CacheSlot,
+        period: Period,
+        tz: Option<&[u8]>,
+        now_ns: u64,
+    ) -> Result<Window, ParamError> {
+        match self.entries.get_mut(slot.index) {
+            Some(e) if e.stamp == slot.stamp => e.calendar.window(now_ns),
+            _ => self.window(period, tz, now_ns),
+        }
     }
 
     /// The window holding `now_ns` for `period` in the zone named `tz`
     /// (`None`: UTC), or the error for an unknown zone or a zone with a
     /// period in ms. Errors are not cached.
     pub fn window(&mut self, period: Period, tz: Option<&[u8]>, now_ns: u64) -> Result<Window, ParamError> {
+        let i = self.find_or_insert(period, tz)?;
+        match self.entries.get_mut(i) {
+            Some(e) => e.calendar.window(now_ns),
+            // N == 0: nothing is cached.
+            None => Calendar::new(period, tz.map(Zone::lookup).transpose()?)?.compute(now_ns),
+        }
+    }
+
+    /// The index of the pair's entry, added (replacing one round-robin) if
+    /// new; `usize::MAX` when `N` is 0. Errors are not cached.
+    fn find_or_insert(&mut self, period: Period, tz: Option<&[u8]>) -> Result<usize, ParamError> {
         let name = tz.unwrap_or(b"");
         let hit = self
             .entries
             .iter()
             .position(|e| e.period == period && e.len == name.len() && e.name[..e.len].eq_ignore_ascii_case(name));
-        let i = match hit {
-            Some(i) => i,
-            None => {
-                let zone = tz.map(Zone::lookup).transpose()?;
-                let calendar = Calendar::new(period, zone)?;
-                let mut key = [0u8; MAX_ZONE_NAME];
-                // lookup rejected longer names.
-                key[..name.len()].copy_from_slice(name);
-                key.make_ascii_lowercase();
-                let entry = CacheEntry { period, name: key, len: name.len(), calendar };
-                if self.entries.len() < N {
-                    self.entries.push(entry);
-                    self.entries.len() - 1
-                } else {
-                    let i = self.next % N.max(1);
-                    self.next = (i + 1) % N.max(1);
-                    match self.entries.get_mut(i) {
-                        Some(slot) => *slot = entry,
-                        // N == 0: nothing is cached.
-                        None => return entry.calendar.compute(now_ns),
-                    }
-                    i
-                }
-            }
-        };
-        match self.entries.get_mut(i) {
-            Some(e) => e.calendar.window(now_ns),
-            None => Err(OUT_OF_RANGE),
+        if let Some(i) = hit {
+            return Ok(i);
         }
+        let zone = tz.map(Zone::lookup).transpose()?;
+        let calendar = Calendar::new(period, zone)?;
+        if N == 0 {
+            return Ok(usize::MAX);
+        }
+        let mut key = [0u8; MAX_ZONE_NAME];
+        // lookup rejected longer names.
+        key[..name.len()].copy_from_slice(name);
+        key.make_ascii_lowercase();
+        self.stamp += 1;
+        let entry = CacheEntry { period, name: key, len: name.len(), stamp: self.stamp, calendar };
+        if self.entries.len() < N {
+            self.entries.push(entry);
+            return Ok(self.entries.len() - 1);
+        }
+        let i = self.next % N.max(1);
+        self.next = (i + 1) % N.max(1);
+        if let Some(slot) = self.entries.get_mut(i) {
+            *slot = entry;
+        }
+        Ok(i)
     }
 }
 
@@ -480,5 +528,25 @@ mod tests {
         assert_eq!(c.window(Period::Fixed(5), Some(b"UTC"), now).unwrap_err().arg, "TZ");
         let mut none: CalendarCache<0> = CalendarCache::new();
         assert_eq!(none.window(day, Some(b"Europe/Berlin"), now), Ok(w));
+        let slot = none.resolve(day, Some(b"Europe/Berlin")).unwrap();
+        assert_eq!(none.window_in(slot, day, Some(b"Europe/Berlin"), now), Ok(w));
+    }
+
+    #[test]
+    fn a_slot_answers_from_its_entry_until_it_is_replaced() {
+        let mut c: CalendarCache<1> = CalendarCache::new();
+        let day = Period::Calendar(Unit::Day);
+        let now = ms("2026-11-30T09:00:00Z") * NS_PER_MS;
+        let berlin = c.resolve(day, Some(b"Europe/Berlin")).unwrap();
+        assert_eq!(c.resolve(day, Some(b"europe/berlin")), Ok(berlin));
+        let w = c.window_in(berlin, day, Some(b"Europe/Berlin"), now).unwrap();
+        assert_eq!(w.start_ms, ms("2026-11-29T23:00:00Z"));
+        // Another pair takes the one entry: the old slot is stale, and the
+        // window is still right (found again by name).
+        let utc = c.resolve(day, None).unwrap();
+        assert_ne!(utc, berlin);
+        assert_eq!(c.window_in(berlin, day, Some(b"Europe/Berlin"), now), Ok(w));
+        assert_eq!(c.resolve(day, Some(b"Mars/Base")).unwrap_err().arg, "TZ");
+        assert_eq!(c.resolve(Period::Fixed(5), Some(b"UTC")).unwrap_err().arg, "TZ");
     }
 }

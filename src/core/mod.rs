@@ -8,8 +8,8 @@
 //! arithmetic (no floating point), and nothing here allocates.
 //!
 //! Quotas (`quota`, with their calendar windows in real time zones in
-//! `calendar`) and the exact sliding log (`log`) have their pure cores here;
-//! the module does not offer them yet.
+//! `calendar`) are `RL.QUOTA`'s core. The exact sliding log (`log`) has its
+//! pure core here; the module does not offer it yet.
 
 pub mod algorithm;
 pub mod calendar;
@@ -26,7 +26,7 @@ pub mod time;
 pub mod token_bucket;
 
 pub use algorithm::{Algorithm, Change, Verdict};
-pub use calendar::{tzdata_release, Calendar, CalendarCache, Period, Unit, Window, Zone};
+pub use calendar::{tzdata_release, CacheSlot, Calendar, CalendarCache, Period, Unit, Window, Zone};
 pub use decision::{Decision, Outcome, ParamError, Write};
 pub use gcra::{Gcra, GcraState};
 pub use log::{ChangeKind, LogBuf, LogChange, LogEntry, LogHeader, LogOp, LogOutcome, LogRing, LogStore, SlidingLog};

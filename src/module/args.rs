@@ -56,6 +56,10 @@ pub enum ArgError {
     },
     /// RL.ALL: `PEEK` is somewhere other than last.
     PeekNotLast,
+    /// `TZ` names no zone of the bundled database (`.0`, if printable).
+    UnknownZone(Option<String>),
+    /// `TZ` with a period in ms.
+    ZoneNeedsCalendar,
     /// RL.ALL: an error inside spec number `.0` (1-based), so the client
     /// knows which of several `limit`s is meant.
     InSpec(usize, Box<ArgError>),
@@ -93,6 +97,9 @@ impl fmt::Display for ArgError {
             }
             ArgError::MissingArg { spec, arg } => write!(f, "ERR syntax error: {spec} needs {arg}"),
             ArgError::PeekNotLast => write!(f, "ERR syntax error: PEEK must be the last argument"),
+            ArgError::UnknownZone(Some(name)) => write!(f, "ERR TZ: unknown time zone '{name}'"),
+            ArgError::UnknownZone(None) => write!(f, "ERR TZ: unknown time zone"),
+            ArgError::ZoneNeedsCalendar => write!(f, "ERR TZ applies only to HOUR, DAY, WEEK, MONTH or YEAR"),
             ArgError::InSpec(n, e) => write!(f, "{e} (spec {n})"),
         }
     }
@@ -226,8 +233,20 @@ impl<'a, F: Fn(usize) -> &'a [u8]> Cursor<'a, F> {
     /// REFUND and PEEK if the cursor takes them), case-insensitive, in any
     /// order, each at most once; `REFUND` with `COST` or `PEEK` is an error.
     pub fn options(&mut self, burst: bool) -> Result<Options, ArgError> {
+        self.parse_options(burst, false).map(|(opts, _)| opts)
+    }
+
+    /// The rest: `[TZ zone] [COST n] [PEEK]` (PEEK if the cursor takes it),
+    /// as [`options`](Self::options), and the zone's name as given. The word
+    /// after `TZ` is always its value.
+    pub fn options_with_tz(&mut self) -> Result<(Options, Option<&'a [u8]>), ArgError> {
+        self.parse_options(false, true)
+    }
+
+    fn parse_options(&mut self, burst: bool, tz: bool) -> Result<(Options, Option<&'a [u8]>), ArgError> {
         let (len, arg) = (self.end, &self.arg);
         let mut opts = Options { burst: None, cost: 1, refund: None, peek: false };
+        let mut zone = None;
         let mut cost_seen = false;
         let mut i = self.at;
         while i < len {
@@ -244,6 +263,12 @@ impl<'a, F: Fn(usize) -> &'a [u8]> Cursor<'a, F> {
                     return Err(ArgError::Repeated("BURST"));
                 }
                 opts.burst = Some(count(value("BURST")?, "BURST")?);
+                i += 2;
+            } else if tz && word.eq_ignore_ascii_case(b"TZ") {
+                if zone.is_some() {
+                    return Err(ArgError::Repeated("TZ"));
+                }
+                zone = Some(value("TZ")?);
                 i += 2;
             } else if word.eq_ignore_ascii_case(b"COST") {
                 if cost_seen {
@@ -281,7 +306,7 @@ impl<'a, F: Fn(usize) -> &'a [u8]> Cursor<'a, F> {
             }
         }
         self.at = len;
-        Ok(opts)
+        Ok((opts, zone))
     }
 }
 
@@ -374,6 +399,22 @@ mod tests {
         assert_eq!(r, Err(ArgError::UnknownOption(Some("REFUND".into()))));
         let r = Cursor::spec(|i| words[i].as_bytes(), 0, 2, "GCRA").options(true);
         assert_eq!(r.map(|o| o.refund), Ok(Some(3)));
+    }
+
+    #[test]
+    fn tz_is_an_option_only_where_asked_for_and_takes_the_next_word() {
+        let words = ["tz", "PEEK", "COST", "2", "TZ"];
+        let mut c = Cursor::command(4, |i| words[i].as_bytes(), 0, 0, true).unwrap();
+        assert_eq!(
+            c.options_with_tz(),
+            Ok((Options { burst: None, cost: 2, refund: None, peek: false }, Some(&b"PEEK"[..])))
+        );
+        let mut c = Cursor::command(5, |i| words[i].as_bytes(), 2, 0, true).unwrap();
+        assert_eq!(c.options_with_tz(), Err(ArgError::MissingValue("TZ")));
+        assert_eq!(opts(&["TZ", "UTC"]), Err(ArgError::UnknownOption(Some("TZ".into()))));
+        let twice = ["TZ", "UTC", "TZ", "UTC"];
+        let mut c = Cursor::command(4, |i| twice[i].as_bytes(), 0, 0, true).unwrap();
+        assert_eq!(c.options_with_tz(), Err(ArgError::Repeated("TZ")));
     }
 
     #[test]

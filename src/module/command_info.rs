@@ -166,6 +166,22 @@ pub static SLIDE: Info = Info {
     acl_categories: c"write fast",
 };
 
+pub static QUOTA: Info = Info {
+    summary: c"Counts requests against a quota of limit per calendar window (in a time zone) or per fixed window",
+    complexity: c"O(1)",
+    arity: -4,
+    keys: Keys::One { flags: LIMITER_KEY },
+    args: &[
+        Arg::key(c"key"),
+        Arg::int(c"limit"),
+        Arg::string(c"period").summary(c"HOUR, DAY, WEEK, MONTH or YEAR, or a number of ms for fixed windows"),
+        Arg::string(c"zone").token(c"TZ").optional().summary(c"an IANA time zone for calendar windows (default UTC)"),
+        COST,
+        PEEK,
+    ],
+    acl_categories: c"write fast",
+};
+
 /// RL.ALL's docs. Its spec forms are made from the kinds' own command docs,
 /// `(name, keyword, docs)` per kind: one block each, whose arguments are the
 /// command's after the key, without PEEK. Built once, at load.

@@ -32,6 +32,7 @@ fn section(ctx: *mut RedisModuleInfoCtx) {
     if has!(RedisModule_InfoAddFieldCString) {
         api!(RedisModule_InfoAddFieldCString(ctx, c"version".as_ptr(), super::VERSION_TEXT.as_ptr()));
         api!(RedisModule_InfoAddFieldCString(ctx, c"clock".as_ptr(), super::clock::source().as_ptr()));
+        api!(RedisModule_InfoAddFieldCString(ctx, c"tzdata".as_ptr(), tzdata().as_ptr()));
     }
     let mut lines = Lines(ctx);
     kinds::each(&mut lines);
@@ -45,6 +46,12 @@ fn section(ctx: *mut RedisModuleInfoCtx) {
     field(c"keys_created", stats::KEYS_CREATED.load(Relaxed));
     field(c"repairs", stats::REPAIRS.load(Relaxed));
     field(c"panics", stats::PANICS.load(Relaxed));
+}
+
+/// The IANA tz database release compiled in (`RL.QUOTA`'s zones), e.g. `2026f`.
+fn tzdata() -> &'static CStr {
+    static TEXT: std::sync::OnceLock<std::ffi::CString> = std::sync::OnceLock::new();
+    TEXT.get_or_init(|| std::ffi::CString::new(crate::core::tzdata_release()).unwrap_or_default())
 }
 
 /// One line per command, like `cmdstat_*`: `rl_gcra:calls=..,allowed=..`.

@@ -2,7 +2,7 @@
 //! them, [`with_kinds!`]. Everything that names a kind follows from these:
 //! the command table and handlers, the data types, `RL.ALL`'s specs,
 //! `RL.PEEK`, `RL.APPLY`'s payload dispatch, `INFO rl` and the "expected
-//! GCRA, TOKENBUCKET or SLIDE" error texts.
+//! GCRA, TOKENBUCKET, SLIDE or QUOTA" error texts.
 //!
 //! Adding a kind: its algorithm in `core/` (implementing
 //! [`Algorithm`](crate::core::Algorithm)), its state's encoding in
@@ -19,6 +19,7 @@ use crate::core::{Algorithm, Gcra, SlidingWindow, TokenBucket};
 use super::args::{ArgError, Cursor, Options};
 use super::command_info::{self, Info};
 use super::ffi::Argv;
+use super::quota::QuotaLimit;
 use super::stats::Counters;
 use super::stored::Stored;
 
@@ -30,6 +31,7 @@ macro_rules! with_kinds {
             Gcra: $crate::core::Gcra,
             TokenBucket: $crate::core::TokenBucket,
             Slide: $crate::core::SlidingWindow,
+            Quota: $crate::module::quota::QuotaLimit,
         }
     };
 }
@@ -161,6 +163,29 @@ impl Kind for SlidingWindow {
     }
 }
 
+/// `RL.QUOTA key limit period [TZ zone] [COST n] [PEEK]`
+impl Kind for QuotaLimit {
+    const COMMAND: &'static CStr = c"RL.QUOTA";
+    const KEYWORD: &'static str = "QUOTA";
+    const TYPE_NAME: &'static CStr = c"rl-quota-";
+    const EVENT: &'static CStr = c"rl.quota";
+    const INFO_NAME: &'static CStr = c"quota";
+    const DOCS: &'static Info = &command_info::QUOTA;
+    const POSITIONALS: usize = 2;
+    fn stats() -> &'static Counters {
+        counters!()
+    }
+    fn registered() -> &'static AtomicPtr<RedisModuleType> {
+        type_slot!()
+    }
+    fn grammar<'a, F: Fn(usize) -> &'a [u8]>(c: &mut Cursor<'a, F>) -> Result<(Self, Options), ArgError> {
+        let limit = c.next_count("limit")?;
+        let period = c.next_arg("period")?;
+        let (opts, tz) = c.options_with_tz()?;
+        Ok((QuotaLimit::new(limit, period, tz)?, opts))
+    }
+}
+
 /// Something to do with every kind in turn ([`each`]).
 pub trait EachKind {
     fn kind<K: Kind>(&mut self);
@@ -209,7 +234,7 @@ pub fn is_keyword(word: &[u8]) -> bool {
     KEYWORDS.iter().any(|k| word.eq_ignore_ascii_case(k.as_bytes()))
 }
 
-/// "GCRA, TOKENBUCKET or SLIDE": the kinds, for error texts.
+/// "GCRA, TOKENBUCKET, SLIDE or QUOTA": the kinds, for error texts.
 pub fn expected() -> String {
     match KEYWORDS.split_last() {
         Some((last, [])) => (*last).to_string(),
@@ -233,8 +258,8 @@ mod tests {
     fn every_kind_is_listed_once_with_its_own_names() {
         let mut names = Names(Vec::new());
         each(&mut names);
-        assert_eq!(names.0, ["RL.GCRA", "RL.TOKENBUCKET", "RL.SLIDE"]);
-        assert_eq!(expected(), "GCRA, TOKENBUCKET or SLIDE");
+        assert_eq!(names.0, ["RL.GCRA", "RL.TOKENBUCKET", "RL.SLIDE", "RL.QUOTA"]);
+        assert_eq!(expected(), "GCRA, TOKENBUCKET, SLIDE or QUOTA");
         // Each command is RL.<keyword>, and data type names are 9 characters.
         struct Check;
         impl EachKind for Check {
@@ -262,6 +287,8 @@ mod tests {
         assert_eq!(by_keyword(b"TokenBucket", Tag).ok(), Some("TOKENBUCKET"));
         assert!(by_keyword(b"LEAKY", Tag).is_err());
         assert_eq!(by_tag(b'G', Tag).ok(), Some("GCRA"));
+        assert_eq!(by_keyword(b"quota", Tag).ok(), Some("QUOTA"));
+        assert_eq!(by_tag(b'Q', Tag).ok(), Some("QUOTA"));
         assert!(by_tag(b'X', Tag).is_err());
         assert!(is_keyword(b"gcra") && !is_keyword(b"PEEK"));
     }

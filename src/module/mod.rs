@@ -15,6 +15,7 @@ pub mod ffi;
 pub mod hooks;
 pub mod info;
 pub mod kinds;
+pub mod quota;
 pub mod reply;
 pub mod state;
 pub mod stats;

@@ -27,8 +27,8 @@ use std::mem::size_of;
 
 use redis_module::raw::RedisModuleType;
 
-use crate::core::time::MAX_PERIOD_MS;
-use crate::core::{GcraState, SlidingWindowState, TokenBucketState};
+use crate::core::time::{MAX_COUNT, MAX_PERIOD_MS};
+use crate::core::{GcraState, QuotaState, SlidingWindowState, TokenBucketState};
 
 use super::ffi::{api, OpenKey};
 
@@ -117,6 +117,26 @@ impl Stored for SlidingWindowState {
             cur: w[2] as u32,
             prev: (w[2] >> 32) as u32,
         })
+    }
+}
+
+impl Stored for QuotaState {
+    const TAG: u8 = b'Q';
+    // No 0.1.0 form exists: the same tag.
+    const V0_TAG: u8 = b'Q';
+    const WORDS: usize = 3;
+    const INLINE: bool = false;
+    /// `[count, start_ms, end_ms]`
+    fn to_words(&self) -> [u64; MAX_WORDS] {
+        [self.count, self.start_ms, self.end_ms]
+    }
+    /// A stored count is 1 to 2^32-1 (a count that would fall to 0 deletes
+    /// the key), and its window is 1 ms to 10^12 ms long (a window is one
+    /// calendar unit, at most a leap year and a DST hour, or a fixed period).
+    fn from_words(w: [u64; MAX_WORDS]) -> Option<Self> {
+        let [count, start_ms, end_ms] = w;
+        let valid = (1..=MAX_COUNT).contains(&count) && end_ms > start_ms && end_ms - start_ms <= MAX_PERIOD_MS;
+        valid.then_some(Self { count, start_ms, end_ms })
     }
 }
 
@@ -271,6 +291,25 @@ mod tests {
         assert_eq!(decode::<TokenBucketState>(&p).map(|s| s.0.full_at_ns), Some((1 << 63) - 1));
         p[1..9].copy_from_slice(&(1u64 << 63).to_le_bytes());
         assert_eq!(decode::<TokenBucketState>(&p), None);
+    }
+
+    #[test]
+    fn quota_payloads_round_trip_and_impossible_words_are_refused() {
+        let mut buf = [0u8; MAX_PAYLOAD];
+        let q = QuotaState { count: 7, start_ms: 1_800_000_000_000, end_ms: 1_800_086_400_000 };
+        let p = encode(&q, q.end_ms, &mut buf).to_vec();
+        assert_eq!((p.len(), p[0]), (33, b'Q'));
+        assert_eq!(decode::<QuotaState>(&p), Some((q, q.end_ms)));
+        assert_eq!(decode::<SlidingWindowState>(&p), None, "tags differ");
+        for bad in [
+            QuotaState { count: 0, ..q },
+            QuotaState { count: MAX_COUNT + 1, ..q },
+            QuotaState { end_ms: q.start_ms, ..q },
+            QuotaState { start_ms: q.end_ms + 1, ..q },
+            QuotaState { start_ms: 0, end_ms: MAX_PERIOD_MS + 1, ..q },
+        ] {
+            assert_eq!(decode::<QuotaState>(encode(&bad, 0, &mut buf)), None, "{bad:?}");
+        }
     }
 
     #[test]
