@@ -263,3 +263,37 @@ fn rdb_reload_and_dump_restore_keep_the_count_and_the_window() {
     let usage = |c: &mut Connection, k: &str| -> i64 { redis::cmd("MEMORY").arg("USAGE").arg(k).query(c).unwrap() };
     assert_eq!(usage(&mut c, "q"), usage(&mut c, "s"));
 }
+
+/// Reserve 30, refund 10: exactly the state of consuming 20, every field and
+/// the expiry; a refund past the count deletes the key; once the window has
+/// ended there is nothing to refund.
+#[test]
+fn a_refund_gives_units_back_to_the_current_window_only() {
+    let s = frozen_server();
+    let mut c = s.conn();
+    let line = "RL.QUOTA KEY 100 DAY TZ Europe/Berlin";
+    rl(&mut c, &format!("{} COST 20", line.replace("KEY", "consumed")));
+    rl(&mut c, &format!("{} COST 30", line.replace("KEY", "reserved")));
+    let refunded = rl(&mut c, &format!("{} REFUND 10", line.replace("KEY", "reserved")));
+    let consumed = rl(&mut c, &format!("{} COST 0", line.replace("KEY", "consumed")));
+    assert_eq!(refunded, consumed);
+    assert_eq!(refunded.remaining, 80);
+    assert_eq!(pexpiretime(&mut c, "reserved"), pexpiretime(&mut c, "consumed"));
+    // More than was counted: back to full, and the key is gone.
+    let full = rl(&mut c, &format!("{} REFUND 1000", line.replace("KEY", "reserved")));
+    assert_eq!(full, r(true, 100, 100, 0, 0));
+    assert!(!exists(&mut c, "reserved"));
+    // A refund on a missing key writes nothing.
+    rl(&mut c, &format!("{} REFUND 5", line.replace("KEY", "missing")));
+    assert!(!exists(&mut c, "missing"));
+    // After the day has ended, the count is over: a refund gives nothing back
+    // to the new day.
+    freeze(&s, T0_MS + 2 * 86_400_000);
+    rl(&mut c, &format!("{} COST 7", line.replace("KEY", "today")));
+    freeze(&s, T0_MS + 3 * 86_400_000);
+    let after = rl(&mut c, &format!("{} REFUND 7", line.replace("KEY", "today")));
+    assert_eq!(after.remaining, 100);
+    assert!(!exists(&mut c, "today"));
+    let next = rl(&mut c, &format!("{} COST 1", line.replace("KEY", "today")));
+    assert_eq!(next.remaining, 99, "the refund must not carry over to the new day");
+}
