@@ -126,23 +126,38 @@ impl Schedule {
     ///
     /// [`refund_ns`]: Self::refund_ns
     pub fn refund(&self, full_at: u64, now: u64, units: u64) -> Outcome<u64> {
-        let ahead = full_at.saturating_sub(now);
-        let backlog = if ahead <= self.allow_ns { ahead } else { ahead.min(self.span_ns()) };
+        let (backlog, _) = self.read(full_at.saturating_sub(now));
         // backlog <= ceil(x) <=> backlog - 1 < x, for x = units * P / L.
         let covered = self.period_ns >= self.count
             && u128::from(backlog.saturating_sub(1)) * u128::from(self.count)
                 < u128::from(units) * u128::from(self.period_ns);
         let after = if covered { 0 } else { backlog - self.refund_ns(units, backlog) };
-        let state = now.saturating_add(after);
-        Outcome {
-            decision: Decision {
-                allowed: true,
-                limit: self.burst,
-                remaining: self.remaining_at(after),
-                retry_after_ms: 0,
-                reset_after_ms: ceil_ms_ns(after),
-            },
-            write: (after > 0).then(|| Write { state, expire_at_ms: ceil_ms_ns(state) }),
+        Outcome { decision: self.allowed(after), write: (after > 0).then(|| write_at(now, after)) }
+    }
+
+    /// The backlog a stored lead of `ahead` ns over now reads as, and
+    /// whether that reading must be stored (a repair). A lead further than
+    /// any valid state has can only come from a backward clock jump or
+    /// tightened parameters: it reads as drained, never as idle.
+    #[inline]
+    fn read(&self, ahead: u64) -> (u64, bool) {
+        if ahead <= self.allow_ns {
+            (ahead, false)
+        } else {
+            let span = self.span_ns();
+            (ahead.min(span), ahead > span)
+        }
+    }
+
+    /// The reply of an allowed call that leaves `after` ns of backlog.
+    #[inline]
+    fn allowed(&self, after: u64) -> Decision {
+        Decision {
+            allowed: true,
+            limit: self.burst,
+            remaining: self.remaining_at(after),
+            retry_after_ms: 0,
+            reset_after_ms: ceil_ms_ns(after),
         }
     }
 
@@ -157,17 +172,7 @@ impl Schedule {
         // span from now. Without that write every later read would find the
         // same far-future time and the key would stay blocked until the
         // clock caught up.
-        let ahead = full_at.map_or(0, |tat| tat.saturating_sub(now));
-        let (backlog, repair) = if ahead <= self.allow_ns {
-            (ahead, false)
-        } else {
-            let span = self.span_ns();
-            (ahead.min(span), ahead > span)
-        };
-        let write_at = |backlog: u64| {
-            let state = now.saturating_add(backlog);
-            Write { state, expire_at_ms: ceil_ms_ns(state) }
-        };
+        let (backlog, repair) = self.read(full_at.map_or(0, |tat| tat.saturating_sub(now)));
         let denied = |retry_after_ms: i64| Outcome {
             decision: Decision {
                 allowed: false,
@@ -176,7 +181,7 @@ impl Schedule {
                 retry_after_ms,
                 reset_after_ms: ceil_ms_ns(backlog),
             },
-            write: repair.then(|| write_at(backlog)),
+            write: repair.then(|| write_at(now, backlog)),
         };
 
         if cost > self.burst {
@@ -186,16 +191,7 @@ impl Schedule {
         // both at most 10^18 + 2^32, so the sum fits.
         let after = backlog + self.charge_ns(cost);
         if after <= self.allow_ns || backlog == 0 {
-            Outcome {
-                decision: Decision {
-                    allowed: true,
-                    limit: self.burst,
-                    remaining: self.remaining_at(after),
-                    retry_after_ms: 0,
-                    reset_after_ms: ceil_ms_ns(after),
-                },
-                write: (cost > 0 || repair).then(|| write_at(after)),
-            }
+            Outcome { decision: self.allowed(after), write: (cost > 0 || repair).then(|| write_at(now, after)) }
         } else {
             // The least wait after which it conforms: when the backlog has
             // shrunk by after - allow, or when the limiter is idle.
@@ -204,4 +200,12 @@ impl Schedule {
             denied(ceil_ms_ns(wait) as i64)
         }
     }
+}
+
+/// The state that leaves `backlog` ns at `now`, and the key's expiry: the
+/// time the limiter is full again, rounded up to a whole ms.
+#[inline]
+fn write_at(now: u64, backlog: u64) -> Write<u64> {
+    let state = now.saturating_add(backlog);
+    Write { state, expire_at_ms: ceil_ms_ns(state) }
 }
