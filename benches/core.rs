@@ -5,8 +5,8 @@ use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use redis_rl::core::{
-    Calendar, CalendarCache, Gcra, LogBuf, LogOp, LogStore, Period, Quota, SlidingLog, SlidingWindow, TokenBucket,
-    Unit, Zone,
+    Calendar, CalendarCache, Gcra, LogBuf, LogOp, LogRead, Period, Quota, SlidingLog, SlidingWindow, TokenBucket, Unit,
+    Zone,
 };
 
 /// A realistic "now", µs since the epoch (the sliding window's unit).

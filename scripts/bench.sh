@@ -71,6 +71,8 @@ tests=(
   "Lua TOKENBUCKET random|evalsha|1|EVALSHA $sha_tb 1 bench:ltb:__rand_int__ 100 100 60000 1"
   "RL.SLIDE random|rl.slide|1|RL.SLIDE bench:slide:__rand_int__ 100 60000"
   "Lua SLIDE random|evalsha|1|EVALSHA $sha_slide 1 bench:lslide:__rand_int__ 100 60000 1"
+  "RL.LOG random, limit 10|rl.log|1|RL.LOG bench:log:__rand_int__ 10 60000"
+  "RL.LOG one, limit 1000|rl.log|0|RL.LOG bench:log:one 1000 60000"
 )
 
 # run_one PIPELINE "cmd line" RANDOM -> requests per second
@@ -129,6 +131,7 @@ mem_set=$(bytes_per_key "SET KEY 1800000000000000 PX 3600000")
 mem_gcra=$(bytes_per_key "RL.GCRA KEY 100 3600000")
 mem_tb=$(bytes_per_key "RL.TOKENBUCKET KEY 100 100 3600000")
 mem_slide=$(bytes_per_key "RL.SLIDE KEY 100 3600000")
+mem_log=$(bytes_per_key "RL.LOG KEY 100 3600000")
 mem_lua=$(bytes_per_key "EVALSHA $sha_gcra 1 KEY 100 3600000 100 1")
 
 find_idx() { for i in "${!tests[@]}"; do if [[ "${tests[$i]}" == "$1|"* ]]; then echo "$i"; fi; done; }
@@ -176,6 +179,7 @@ ratio() { # ratio TEST_INDEX BASE_INDEX PIPELINE
   echo "| RL.GCRA | $mem_gcra |"
   echo "| RL.TOKENBUCKET | $mem_tb |"
   echo "| RL.SLIDE | $mem_slide |"
+  echo "| RL.LOG (one entry) | $mem_log |"
   echo "| Lua GCRA (string state) | $mem_lua |"
 } | tee "$OUT"
 echo "bench: table written to $OUT" >&2

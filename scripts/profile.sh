@@ -60,6 +60,10 @@ profile "RL.GCRA random keys" "RL.GCRA k:__rand_int__ 100 60000" 1
 profile "RL.GCRA random keys, deny" "RL.GCRA k:__rand_int__ 1 60000 COST 2" 1
 profile "RL.TOKENBUCKET random keys" "RL.TOKENBUCKET k:__rand_int__ 100 100 60000" 1
 profile "RL.SLIDE random keys" "RL.SLIDE k:__rand_int__ 100 60000" 1
+# The exact log: a new key (one entry) each call, and one key holding up to
+# 1,000 entries (one per distinct ms) that denies once full.
+profile "RL.LOG random keys, limit 10" "RL.LOG k:__rand_int__ 10 60000" 1
+profile "RL.LOG one key, limit 1000" "RL.LOG log1000 1000 60000" 0
 profile "RL.QUOTA random keys, DAY TZ Europe/Berlin" "RL.QUOTA k:__rand_int__ 100 DAY TZ Europe/Berlin" 1
 profile "RL.QUOTA random keys, 60000 ms" "RL.QUOTA k:__rand_int__ 100 60000" 1
 sha() { printf '%s' "$(cat "scripts/lua/$1.lua")" | sha1sum | cut -d' ' -f1; }

@@ -92,6 +92,7 @@ fn command_getkeys_names_the_keys_of_every_command() {
         ("RL.TOKENBUCKET k 10 1 1000", "[k]"),
         ("RL.TOKENBUCKET k 10 1 1000 COST 0 PEEK", "[k]"),
         ("RL.SLIDE k 10 1000", "[k]"),
+        ("RL.LOG k 10 1000", "[k]"),
         ("RL.SLIDE k 10 1000 COST 3", "[k]"),
         ("RL.APPLY k payload", "[k]"),
         ("RL.ALL 1 a GCRA 1 1000", "[a]"),
@@ -133,7 +134,7 @@ fn the_limiters_declare_their_key_as_incr_does() {
     let mut con = s.conn();
     let incr = info_field(&mut con, "INCR", 8);
     assert_eq!(incr, "[[flags [RW access update] begin_search [type index spec [index 1]] find_keys [type range spec [lastkey 0 keystep 1 limit 0]]]]");
-    for name in ["RL.GCRA", "RL.TOKENBUCKET", "RL.SLIDE", "RL.QUOTA"] {
+    for name in ["RL.GCRA", "RL.TOKENBUCKET", "RL.SLIDE", "RL.LOG", "RL.QUOTA"] {
         assert_eq!(info_field(&mut con, name, 8), incr, "{name} key specs");
         assert_eq!((3..6).map(|i| info_field(&mut con, name, i)).collect::<Vec<_>>(), ["1", "1", "1"], "{name}");
     }
@@ -170,6 +171,7 @@ fn command_info_reports_arity_and_honest_flags() {
         ("RL.GCRA", "-4", "[write denyoom module fast]"),
         ("RL.TOKENBUCKET", "-5", "[write denyoom module fast]"),
         ("RL.SLIDE", "-4", "[write denyoom module fast]"),
+        ("RL.LOG", "-4", "[write denyoom module fast]"),
         ("RL.QUOTA", "-4", "[write denyoom module fast]"),
         // O(N) in the keys: not fast.
         ("RL.ALL", "-6", "[write denyoom module movablekeys]"),
@@ -217,6 +219,7 @@ fn acl_categories_are_set_where_the_server_can_set_them() {
         ("RL.GCRA", "[@write @fast]"),
         ("RL.TOKENBUCKET", "[@write @fast]"),
         ("RL.SLIDE", "[@write @fast]"),
+        ("RL.LOG", "[@write @fast]"),
         ("RL.QUOTA", "[@write @fast]"),
         ("RL.ALL", "[@write @slow]"),
         ("RL.APPLY", "[@write @fast]"),
@@ -277,6 +280,18 @@ fn command_docs_describe_every_command_and_argument() {
             int("window_ms")
         )
     );
+    assert_eq!(
+        docs(&mut con, "RL.LOG"),
+        format!(
+            "[{} arguments [{key} {} {} {cost} {peek}]]",
+            head(
+                "Checks and logs a request against an exact sliding log of limit per window_ms",
+                "O(log N) where N is the number of entries in the log, plus the entries that age out"
+            ),
+            int("limit"),
+            int("window_ms")
+        )
+    );
     let period =
         "[name period type string summary HOUR, DAY, WEEK, MONTH or YEAR, or a number of ms for fixed windows]";
     let zone = "[name zone type string token TZ summary an IANA time zone for calendar windows (default UTC) flags [optional]]";
@@ -295,12 +310,15 @@ fn command_docs_describe_every_command_and_argument() {
         "[name gcra type block token GCRA arguments [{} {} {burst} {cost}]] \
          [name tokenbucket type block token TOKENBUCKET arguments [{} {} {} {cost}]] \
          [name slide type block token SLIDE arguments [{} {} {cost}]] \
+         [name log type block token LOG arguments [{} {} {cost}]] \
          [name quota type block token QUOTA arguments [{} {period} {zone} {cost}]]",
         int("limit"),
         int("period_ms"),
         int("capacity"),
         int("refill_tokens"),
         int("refill_period_ms"),
+        int("limit"),
+        int("window_ms"),
         int("limit"),
         int("window_ms"),
         int("limit")

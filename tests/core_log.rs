@@ -13,7 +13,7 @@
 
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
-use redis_rl::core::{LogBuf, LogChange, LogOp, LogRing, LogStore, SlidingLog, SlidingWindow};
+use redis_rl::core::{LogBuf, LogChange, LogOp, LogRead, LogRing, SlidingLog, SlidingWindow};
 
 const MS: u64 = 1_000_000;
 /// 2027-01-15 in ns, on a whole hour.
@@ -200,7 +200,7 @@ fn step() -> impl Strategy<Value = Step> {
     ]
 }
 
-fn stored(s: &impl LogStore) -> Key {
+fn stored(s: &impl LogRead) -> Key {
     Key { window_ms: s.header().window_ms, entries: (0..s.len()).map(|i| s.get(i)).map(|e| (e.t_ns, e.cost)).collect() }
 }
 
@@ -219,7 +219,7 @@ fn run(limit0: u64, window0: u64, steps: &[Step]) -> Result<(), TestCaseError> {
                 let log = SlidingLog::new(limit, window_ms).unwrap();
                 let o = log.check(store.as_ref(), now, op);
                 if let Some(words) = ring.as_mut() {
-                    let r = LogRing::open(words).unwrap();
+                    let r = LogRing::open(&mut words[..]).unwrap();
                     prop_assert_eq!(log.check(Some(&r), now, op), o, "the ring answers as the buffer");
                 }
                 let want = model(key.as_ref(), now, limit, window_ms, op);
@@ -254,7 +254,7 @@ fn run(limit0: u64, window0: u64, steps: &[Step]) -> Result<(), TestCaseError> {
                         LogRing::init(&mut w, log.empty_header());
                         w
                     });
-                    let r = LogRing::open(words).unwrap();
+                    let r = LogRing::open(&mut words[..]).unwrap();
                     let before = r.len();
                     let grown = (change.len_after(before) > r.capacity()).then(|| {
                         let mut bigger = vec![0; LogRing::words_for(2 * r.capacity())];
@@ -264,7 +264,7 @@ fn run(limit0: u64, window0: u64, steps: &[Step]) -> Result<(), TestCaseError> {
                     if let Some(bigger) = grown {
                         *words = bigger;
                     }
-                    let mut r = LogRing::open(words).unwrap();
+                    let mut r = LogRing::open(&mut words[..]).unwrap();
                     change.apply(&mut r);
                     prop_assert_eq!(&stored(&r), &k, "ring: {}", ctx());
                     prop_assert_eq!(&stored(s), &k, "stored log: {}", ctx());

@@ -45,13 +45,17 @@ fn after<S: Copy>(before: Option<S>, v: &Verdict<S>) -> Option<S> {
     }
 }
 
+/// An algorithm with a fixed-size state `S`: it reads and writes the state itself.
+trait Fixed<S>: for<'s> Algorithm<State<'s> = S, Write = S> {}
+impl<S, A: for<'s> Algorithm<State<'s> = S, Write = S>> Fixed<S> for A {}
+
 /// The expiry a verdict sets (ms), `None` if it sets none.
 fn expiry<S>(v: &Verdict<S>) -> Option<u64> {
     v.change.as_ref().and_then(|c| c.write()).map(|w| w.expire_at_ms)
 }
 
 /// What is observable of a key at `t`: a status query's reply, if the key still lives.
-fn observe<A: Algorithm>(a: &A, state: Option<A::State>, expire_at_ms: Option<u64>, t: u64) -> Decision {
+fn observe<S: Copy, A: Fixed<S>>(a: &A, state: Option<S>, expire_at_ms: Option<u64>, t: u64) -> Decision {
     // A key whose expiry has passed is gone, whatever it held.
     let live = state.filter(|_| expire_at_ms.is_some_and(|e| e * NS_PER_MS > t));
     a.decide(live, t, 0).decision
@@ -78,13 +82,10 @@ struct Scenario {
 /// (refund's reply, the state and expiry it leaves, the reference's reply,
 /// state and expiry), or `None` if the reservation was denied.
 #[allow(clippy::type_complexity)]
-fn both_ways<A: Algorithm>(
+fn both_ways<S: Copy + PartialEq + std::fmt::Debug, A: Fixed<S>>(
     a: &A,
     s: Scenario,
-) -> Option<(Decision, Option<A::State>, Option<u64>, Decision, Option<A::State>, Option<u64>)>
-where
-    A::State: PartialEq + std::fmt::Debug,
-{
+) -> Option<(Decision, Option<S>, Option<u64>, Decision, Option<S>, Option<u64>)> {
     let now = T0;
     let mut base = None;
     let mut base_exp = None;

@@ -10,6 +10,7 @@
 
 use super::decision::{Decision, Outcome, Write};
 use super::gcra::{Gcra, GcraState};
+use super::log::{ChangeKind, LogChange, LogOp, LogOutcome, LogRing, SlidingLog};
 use super::sliding_window::{SlidingWindow, SlidingWindowState};
 use super::time::NS_PER_US;
 use super::token_bucket::{TokenBucket, TokenBucketState};
@@ -47,14 +48,23 @@ pub struct Verdict<S> {
 }
 
 /// A rate-limit algorithm with validated parameters.
+///
+/// A call reads a [`State`](Self::State) and writes a
+/// [`Write`](Self::Write). For the fixed-size states (GCRA, the token
+/// bucket, the sliding window, quotas) both are the state itself: a copy is
+/// read, a new one stored. A variable-size state (the sliding log) is read
+/// through a view of the key's block, and a write is the change to make to
+/// it, of constant size: what is stored, propagated and replayed.
 pub trait Algorithm: Copy {
-    /// What a key holds between calls.
-    type State: Copy;
+    /// What a call reads: the stored state, or a view of it.
+    type State<'s>: Copy;
+    /// What a write stores: the new state, or the change to the stored one.
+    type Write: Copy;
     /// The largest cost admitted at once from idle (the reply's `limit`).
     fn limit(&self) -> u64;
     /// Decides a request of `cost` at `now_ns`, given the stored state
     /// (`None` for a missing key). Pure: no clock, no Redis, no allocation.
-    fn check(&self, state: Option<Self::State>, now_ns: u64, cost: u64) -> Outcome<Self::State>;
+    fn check(&self, state: Option<Self::State<'_>>, now_ns: u64, cost: u64) -> Outcome<Self::Write>;
 
     /// Gives `units` (at least 1) back to a stored state at `now_ns`, read
     /// as [`check`](Self::check) reads it (drained after a clock jump,
@@ -62,19 +72,19 @@ pub trait Algorithm: Copy {
     /// state after the refund, with allowed 1; the write is the state to
     /// store, `None` when the limiter is full after the refund (its key is
     /// deleted). Pure, as `check`. Each kind says where the units come from.
-    fn refund(&self, state: Self::State, now_ns: u64, units: u64) -> Outcome<Self::State>;
+    fn refund(&self, state: Self::State<'_>, now_ns: u64, units: u64) -> Outcome<Self::Write>;
 
     /// Whether a stored state that [`check`](Self::check) leaves unwritten
     /// no longer counts anything under these parameters but would keep an
     /// expiry that no longer matches: the key is deleted instead (a repair).
     #[inline]
-    fn forgets(&self, _state: &Self::State, _now_ns: u64) -> bool {
+    fn forgets(&self, _state: &Self::State<'_>, _now_ns: u64) -> bool {
         false
     }
 
     /// [`check`](Self::check), with its write classified.
     #[inline]
-    fn decide(&self, state: Option<Self::State>, now_ns: u64, cost: u64) -> Verdict<Self::State> {
+    fn decide(&self, state: Option<Self::State<'_>>, now_ns: u64, cost: u64) -> Verdict<Self::Write> {
         let o = self.check(state, now_ns, cost);
         let consumes = o.decision.allowed && cost > 0;
         let change = match o.write {
@@ -87,7 +97,7 @@ pub trait Algorithm: Copy {
     /// [`refund`](Self::refund), with its write classified. A missing key
     /// is full: nothing is written, and the answer is its state (allowed).
     #[inline]
-    fn settle(&self, state: Option<Self::State>, now_ns: u64, units: u64) -> Verdict<Self::State> {
+    fn settle(&self, state: Option<Self::State<'_>>, now_ns: u64, units: u64) -> Verdict<Self::Write> {
         match state {
             None => Verdict { decision: self.check(None, now_ns, 0).decision, change: None },
             Some(s) => {
@@ -99,7 +109,8 @@ pub trait Algorithm: Copy {
 }
 
 impl Algorithm for Gcra {
-    type State = GcraState;
+    type State<'s> = GcraState;
+    type Write = GcraState;
     fn limit(&self) -> u64 {
         self.schedule().burst()
     }
@@ -114,7 +125,8 @@ impl Algorithm for Gcra {
 }
 
 impl Algorithm for TokenBucket {
-    type State = TokenBucketState;
+    type State<'s> = TokenBucketState;
+    type Write = TokenBucketState;
     fn limit(&self) -> u64 {
         self.schedule().burst()
     }
@@ -129,7 +141,8 @@ impl Algorithm for TokenBucket {
 }
 
 impl Algorithm for SlidingWindow {
-    type State = SlidingWindowState;
+    type State<'s> = SlidingWindowState;
+    type Write = SlidingWindowState;
     fn limit(&self) -> u64 {
         SlidingWindow::limit(self)
     }
@@ -144,6 +157,58 @@ impl Algorithm for SlidingWindow {
     #[inline]
     fn forgets(&self, state: &SlidingWindowState, now_ns: u64) -> bool {
         SlidingWindow::forgets(self, state, now_ns / NS_PER_US)
+    }
+}
+
+/// The sliding log reads its key's block of words in place and writes the
+/// change to it (constant size, whatever the log holds): what is applied to
+/// the block, and what replicas and the AOF receive.
+impl Algorithm for SlidingLog {
+    type State<'s> = LogRing<&'s [u64]>;
+    type Write = LogChange;
+    fn limit(&self) -> u64 {
+        SlidingLog::limit(self)
+    }
+    #[inline]
+    fn check(&self, state: Option<LogRing<&[u64]>>, now_ns: u64, cost: u64) -> Outcome<LogChange> {
+        log_outcome(SlidingLog::check(self, state.as_ref(), now_ns, LogOp::Consume(cost)))
+    }
+    #[inline]
+    fn refund(&self, state: LogRing<&[u64]>, now_ns: u64, units: u64) -> Outcome<LogChange> {
+        log_outcome(SlidingLog::check(self, Some(&state), now_ns, LogOp::Refund(units)))
+    }
+    /// The log classifies its own changes (a consume, a refund, a repair;
+    /// one that leaves the log empty deletes the key).
+    #[inline]
+    fn decide(&self, state: Option<LogRing<&[u64]>>, now_ns: u64, cost: u64) -> Verdict<LogChange> {
+        let o = SlidingLog::check(self, state.as_ref(), now_ns, LogOp::Consume(cost));
+        Verdict { decision: o.decision, change: o.change.map(log_change) }
+    }
+    #[inline]
+    fn settle(&self, state: Option<LogRing<&[u64]>>, now_ns: u64, units: u64) -> Verdict<LogChange> {
+        match state {
+            None => self.decide(None, now_ns, 0),
+            Some(s) => {
+                let o = SlidingLog::check(self, Some(&s), now_ns, LogOp::Refund(units));
+                Verdict { decision: o.decision, change: o.change.map(log_change) }
+            }
+        }
+    }
+}
+
+fn log_outcome(o: LogOutcome) -> Outcome<LogChange> {
+    let write = o.change.filter(|c| !c.delete).map(|c| Write { state: c, expire_at_ms: c.expire_at_ms });
+    Outcome { decision: o.decision, write }
+}
+
+fn log_change(c: LogChange) -> Change<LogChange> {
+    let w = Write { state: c, expire_at_ms: c.expire_at_ms };
+    match (c.kind, c.delete) {
+        (ChangeKind::Consume, _) => Change::Consume(w),
+        (ChangeKind::Refund, false) => Change::Refund(Some(w)),
+        (ChangeKind::Refund, true) => Change::Refund(None),
+        (ChangeKind::Repair, false) => Change::Repair(w),
+        (ChangeKind::Repair, true) => Change::Delete,
     }
 }
 

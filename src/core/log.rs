@@ -36,6 +36,8 @@
 //! Each of those differences from the stored log is a repair: the result is
 //! stored (unless PEEK) even by a call that consumes nothing.
 
+use std::ops::{Deref, DerefMut};
+
 use super::decision::{Decision, ParamError};
 
 /// Nanoseconds per millisecond.
@@ -65,18 +67,28 @@ pub struct LogHeader {
     pub total: u64,
 }
 
-/// Caller-owned storage of a log: a sequence of entries, oldest first, and
-/// a header. The core only reads it in [`SlidingLog::check`] and only
-/// changes it through [`LogChange::apply`], with the operations below.
-///
-/// A ring of fixed-size entries (two words each) supports all of them in
-/// O(1) per entry touched; `pop_front` must not move the entries that stay.
-pub trait LogStore {
+/// A log as a call reads it: a sequence of entries, oldest first, and a
+/// header. [`SlidingLog::check`] only reads; [`LogStore`] adds the edits
+/// [`LogChange::apply`] makes.
+pub trait LogRead {
     /// The number of entries.
     fn len(&self) -> usize;
     /// Entry `i` (0 is the oldest); `i < len()`.
     fn get(&self, i: usize) -> LogEntry;
     fn header(&self) -> LogHeader;
+
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// Caller-owned storage of a log. The core only reads it in
+/// [`SlidingLog::check`] and only changes it through [`LogChange::apply`],
+/// with the operations below.
+///
+/// A ring of fixed-size entries (two words each) supports all of them in
+/// O(1) per entry touched; `pop_front` must not move the entries that stay.
+pub trait LogStore: LogRead {
     fn set_header(&mut self, header: LogHeader);
     /// Removes the `k` oldest entries (`k <= len()`).
     fn pop_front(&mut self, k: usize);
@@ -86,10 +98,6 @@ pub trait LogStore {
     fn set_cost(&mut self, i: usize, cost: u64);
     /// Appends a newest entry (the core never appends past `limit` entries).
     fn push_back(&mut self, entry: LogEntry);
-
-    fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
 }
 
 /// What a call asks of the log.
@@ -254,7 +262,7 @@ pub struct SlidingLog {
 
 /// A stored log as this call reads it, described as edits of the store
 /// (the same edits a [`LogChange`] carries), so reading copies nothing.
-struct View<'a, S: LogStore> {
+struct View<'a, S: LogRead> {
     store: Option<&'a S>,
     /// Stored entries `lo..hi` are kept.
     lo: usize,
@@ -269,7 +277,7 @@ struct View<'a, S: LogStore> {
     total: u64,
 }
 
-impl<S: LogStore> View<'_, S> {
+impl<S: LogRead> View<'_, S> {
     fn stored(&self, i: usize) -> LogEntry {
         match self.store {
             Some(s) => s.get(i),
@@ -412,7 +420,7 @@ impl SlidingLog {
 
     /// The reply to `op` at `now_ns` on `store` (`None`: the key is missing),
     /// and the change to store if the call writes. Reads the store only.
-    pub fn check<S: LogStore>(&self, store: Option<&S>, now_ns: u64, op: LogOp) -> LogOutcome {
+    pub fn check<S: LogRead>(&self, store: Option<&S>, now_ns: u64, op: LogOp) -> LogOutcome {
         let (mut view, repaired) = self.read(store, now_ns);
         let limit = self.limit;
         match op {
@@ -451,7 +459,7 @@ impl SlidingLog {
 
     /// The stored log as read at `now_ns` under these parameters, and
     /// whether that reading differs from it by more than aged-out entries.
-    fn read<'a, S: LogStore>(&self, store: Option<&'a S>, now_ns: u64) -> (View<'a, S>, bool) {
+    fn read<'a, S: LogRead>(&self, store: Option<&'a S>, now_ns: u64) -> (View<'a, S>, bool) {
         let Some(s) = store else {
             return (View { store, lo: 0, hi: 0, front_cost: None, back_cost: None, pushed: None, total: 0 }, false);
         };
@@ -492,7 +500,7 @@ impl SlidingLog {
         (view, repaired)
     }
 
-    fn outcome<S: LogStore>(
+    fn outcome<S: LogRead>(
         &self,
         view: &View<'_, S>,
         now_ns: u64,
@@ -528,7 +536,7 @@ impl SlidingLog {
     /// is one this core can have written: entries strictly in time order,
     /// each of cost 1..=10,000, at most 10,000 of them, the header's total
     /// their sum and at most 10,000, its window in range. O(n).
-    pub fn valid<S: LogStore>(store: &S) -> bool {
+    pub fn valid<S: LogRead>(store: &S) -> bool {
         let h = store.header();
         let n = store.len();
         let mut sum = 0u64;
@@ -550,7 +558,7 @@ impl SlidingLog {
 
 /// The least `i` in `0..n` for which `pred` is false (`n` if none), for a
 /// predicate that is true then false: a binary search by index, so it works
-/// over any [`LogStore`].
+/// over any [`LogRead`].
 fn partition_point(n: usize, pred: impl Fn(usize) -> bool) -> usize {
     let (mut lo, mut hi) = (0, n);
     while lo < hi {
@@ -583,7 +591,7 @@ impl LogBuf {
     }
 }
 
-impl LogStore for LogBuf {
+impl LogRead for LogBuf {
     fn len(&self) -> usize {
         self.entries.len()
     }
@@ -593,6 +601,9 @@ impl LogStore for LogBuf {
     fn header(&self) -> LogHeader {
         self.header
     }
+}
+
+impl LogStore for LogBuf {
     fn set_header(&mut self, header: LogHeader) {
         self.header = header;
     }
@@ -616,29 +627,38 @@ impl LogStore for LogBuf {
 /// moves nothing (`head` advances), so a call costs what it drops; the
 /// caller grows the block (by doubling, say) with [`grow_into`](Self::grow_into)
 /// before a change needs more room ([`LogChange::len_after`]).
-pub struct LogRing<'a> {
-    words: &'a mut [u64],
+///
+/// `W` is the block: `&[u64]` to read it (a [`LogRead`], what
+/// [`SlidingLog::check`] takes), `&mut [u64]` to change it too (a
+/// [`LogStore`]).
+#[derive(Debug, Clone, Copy)]
+pub struct LogRing<W> {
+    words: W,
 }
 
 /// The words of a [`LogRing`] before its entries.
 pub const LOG_RING_HEADER_WORDS: usize = 4;
 
-impl<'a> LogRing<'a> {
-    /// The words needed for a ring of `capacity` entries.
-    pub const fn words_for(capacity: usize) -> usize {
-        LOG_RING_HEADER_WORDS + 2 * capacity
-    }
-
+impl<'a> LogRing<&'a mut [u64]> {
     /// An empty log with `header` in `words` (at least the header words).
     pub fn init(words: &'a mut [u64], header: LogHeader) -> Self {
         words[..LOG_RING_HEADER_WORDS].copy_from_slice(&[header.window_ms, header.total, 0, 0]);
         Self { words }
     }
+}
 
-    /// The log already in `words` (written by [`init`](Self::init) and this
-    /// type; check it with [`SlidingLog::valid`] if it came from outside).
-    /// `None` if its head or length do not fit the block.
-    pub fn open(words: &'a mut [u64]) -> Option<Self> {
+impl LogRing<()> {
+    /// The words needed for a ring of `capacity` entries.
+    pub const fn words_for(capacity: usize) -> usize {
+        LOG_RING_HEADER_WORDS + 2 * capacity
+    }
+}
+
+impl<W: Deref<Target = [u64]>> LogRing<W> {
+    /// The log already in `words` (written by [`init`](LogRing::init) and
+    /// this type; check it with [`SlidingLog::valid`] if it came from
+    /// outside). `None` if its head or length do not fit the block.
+    pub fn open(words: W) -> Option<Self> {
         let ring = Self { words };
         let cap = ring.capacity();
         let fits = ring.words.len() >= LOG_RING_HEADER_WORDS
@@ -652,11 +672,12 @@ impl<'a> LogRing<'a> {
         self.words.len().saturating_sub(LOG_RING_HEADER_WORDS) / 2
     }
 
-    /// Copies the log into `dst` (a bigger block), its entries from pair 0.
-    /// Returns false (copying nothing) if `dst` has too little room.
+    /// Copies the log into `dst` (a block of any size that holds it), its
+    /// entries from pair 0. Returns false (copying nothing) if `dst` has
+    /// too little room.
     pub fn grow_into(&self, dst: &mut [u64]) -> bool {
         let n = self.len();
-        if dst.len() < Self::words_for(n) {
+        if dst.len() < LogRing::words_for(n) {
             return false;
         }
         let h = self.header();
@@ -680,7 +701,7 @@ impl<'a> LogRing<'a> {
     }
 }
 
-impl LogStore for LogRing<'_> {
+impl<W: Deref<Target = [u64]>> LogRead for LogRing<W> {
     fn len(&self) -> usize {
         self.words[3] as usize
     }
@@ -691,6 +712,9 @@ impl LogStore for LogRing<'_> {
     fn header(&self) -> LogHeader {
         LogHeader { window_ms: self.words[0], total: self.words[1] }
     }
+}
+
+impl<W: DerefMut<Target = [u64]>> LogStore for LogRing<W> {
     fn set_header(&mut self, header: LogHeader) {
         self.words[0] = header.window_ms;
         self.words[1] = header.total;
@@ -991,7 +1015,7 @@ mod tests {
         for i in 0..200u64 {
             now += (i % 5) * 20 * MS + i % 3;
             let op = if i % 11 == 0 { LogOp::Refund(1) } else { LogOp::Consume(i % 3) };
-            let ring = LogRing::open(&mut words).unwrap();
+            let ring = LogRing::open(&mut words[..]).unwrap();
             let o = log.check(Some(&ring), now, op);
             assert_eq!(o, log.check(Some(&reference), now, op), "call {i}");
             let Some(c) = o.change else { continue };
@@ -1003,7 +1027,7 @@ mod tests {
             if let Some(bigger) = grown {
                 words = bigger;
             }
-            let mut ring = LogRing::open(&mut words).unwrap();
+            let mut ring = LogRing::open(&mut words[..]).unwrap();
             // What a replica receives: the change's words, checked against its log.
             assert_eq!(LogChange::from_words(&c.to_words()), Some(c));
             assert!(c.fits(ring.len()), "call {i}: {c:?}");
@@ -1017,10 +1041,10 @@ mod tests {
         // Three entries at most, so the block never grew past four.
         assert_eq!(words.len(), LogRing::words_for(4));
         // A head or length that does not fit the block is refused.
-        let mut bad = vec![1000, 0, 9, 0, 0, 0];
-        assert!(LogRing::open(&mut bad).is_none());
-        let mut bad = vec![1000, 0, 0, 2, 0, 0];
-        assert!(LogRing::open(&mut bad).is_none());
+        let mut bad = [1000, 0, 9, 0, 0, 0];
+        assert!(LogRing::open(&mut bad[..]).is_none());
+        let mut bad = [1000, 0, 0, 2, 0, 0];
+        assert!(LogRing::open(&mut bad[..]).is_none());
     }
 
     #[test]
@@ -1063,7 +1087,7 @@ mod tests {
         let mut words = vec![0u64; LogRing::words_for(1)];
         LogRing::init(&mut words, log.empty_header());
         for i in 0..2000u64 {
-            let ring = LogRing::open(&mut words).unwrap();
+            let ring = LogRing::open(&mut words[..]).unwrap();
             let c = log.check(Some(&ring), T0 + i * MS, LogOp::Consume(1)).change.unwrap();
             let grown = (c.len_after(ring.len()) > ring.capacity()).then(|| {
                 let mut bigger = vec![0u64; LogRing::words_for(2 * ring.capacity())];
@@ -1073,9 +1097,9 @@ mod tests {
             if let Some(bigger) = grown {
                 words = bigger;
             }
-            c.apply(&mut LogRing::open(&mut words).unwrap());
+            c.apply(&mut LogRing::open(&mut words[..]).unwrap());
         }
-        assert_eq!(LogRing::open(&mut words).unwrap().len(), 2000);
+        assert_eq!(LogRing::open(&mut words[..]).unwrap().len(), 2000);
         // 2,048 entries of 16 bytes and the header: 32,800 bytes, 16.4 a
         // entry (the issue allows 48), before the key's own overhead.
         assert_eq!(words.len() * 8, 32_800);

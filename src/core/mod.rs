@@ -8,8 +8,9 @@
 //! arithmetic (no floating point), and nothing here allocates.
 //!
 //! Quotas (`quota`, with their calendar windows in real time zones in
-//! `calendar`) are `RL.QUOTA`'s core. The exact sliding log (`log`) has its
-//! pure core here; the module does not offer it yet.
+//! `calendar`) are `RL.QUOTA`'s core; the exact sliding log (`log`) is
+//! `RL.LOG`'s, a variable-size state read in place and changed by constant-
+//! size changes.
 
 pub mod algorithm;
 pub mod calendar;
@@ -29,7 +30,9 @@ pub use algorithm::{Algorithm, Change, Verdict};
 pub use calendar::{tzdata_release, CacheSlot, Calendar, CalendarCache, Period, Unit, Window, Zone};
 pub use decision::{Decision, Outcome, ParamError, Write};
 pub use gcra::{Gcra, GcraState};
-pub use log::{ChangeKind, LogBuf, LogChange, LogEntry, LogHeader, LogOp, LogOutcome, LogRing, LogStore, SlidingLog};
+pub use log::{
+    ChangeKind, LogBuf, LogChange, LogEntry, LogHeader, LogOp, LogOutcome, LogRead, LogRing, LogStore, SlidingLog,
+};
 pub use quota::{Quota, QuotaAt, QuotaState, Refund, Settle};
 pub use schedule::Schedule;
 pub use sliding_window::{SlidingWindow, SlidingWindowState};

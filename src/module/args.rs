@@ -224,6 +224,11 @@ impl<'a, F: Fn(usize) -> &'a [u8]> Cursor<'a, F> {
         count(self.next_arg(name)?, name)
     }
 
+    /// The next positional, an integer in `min..=max`.
+    pub fn next_int_in(&mut self, name: &'static str, min: u64, max: u64) -> Result<u64, ArgError> {
+        int_in(self.next_arg(name)?, name, min, max)
+    }
+
     /// The next positional, a duration in ms ([`period`]).
     pub fn next_period(&mut self, name: &'static str) -> Result<u64, ArgError> {
         period(self.next_arg(name)?, name)

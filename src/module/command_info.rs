@@ -166,6 +166,15 @@ pub static SLIDE: Info = Info {
     acl_categories: c"write fast",
 };
 
+pub static LOG: Info = Info {
+    summary: c"Checks and logs a request against an exact sliding log of limit per window_ms",
+    complexity: c"O(log N) where N is the number of entries in the log, plus the entries that age out",
+    arity: -4,
+    keys: Keys::One { flags: LIMITER_KEY },
+    args: &[Arg::key(c"key"), Arg::int(c"limit"), Arg::int(c"window_ms"), COST, PEEK],
+    acl_categories: c"write fast",
+};
+
 pub static QUOTA: Info = Info {
     summary: c"Counts requests against a quota of limit per calendar window (in a time zone) or per fixed window",
     complexity: c"O(1)",

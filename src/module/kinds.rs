@@ -2,23 +2,26 @@
 //! them, [`with_kinds!`]. Everything that names a kind follows from these:
 //! the command table and handlers, the data types, `RL.ALL`'s specs,
 //! `RL.PEEK`, `RL.APPLY`'s payload dispatch, `INFO rl` and the "expected
-//! GCRA, TOKENBUCKET, SLIDE or QUOTA" error texts.
+//! GCRA, TOKENBUCKET, SLIDE, LOG or QUOTA" error texts.
 //!
 //! Adding a kind: its algorithm in `core/` (implementing
 //! [`Algorithm`](crate::core::Algorithm)), its state's encoding in
 //! `stored.rs`, its command docs in `command_info.rs`, an `impl Kind` below,
 //! and one entry in [`with_kinds!`].
 
-use std::ffi::CStr;
+use std::ffi::{c_void, CStr};
 use std::sync::atomic::{AtomicPtr, Ordering};
 
 use redis_module::raw::RedisModuleType;
 
-use crate::core::{Algorithm, Gcra, SlidingWindow, TokenBucket};
+use crate::core::log::MAX_LOG_LIMIT;
+use crate::core::{Algorithm, Gcra, SlidingLog, SlidingWindow, TokenBucket};
 
 use super::args::{ArgError, Cursor, Options};
 use super::command_info::{self, Info};
 use super::ffi::Argv;
+use super::fixed;
+use super::log_value;
 use super::quota::QuotaLimit;
 use super::stats::Counters;
 use super::stored::Stored;
@@ -31,6 +34,7 @@ macro_rules! with_kinds {
             Gcra: $crate::core::Gcra,
             TokenBucket: $crate::core::TokenBucket,
             Slide: $crate::core::SlidingWindow,
+            Log: $crate::core::SlidingLog,
             Quota: $crate::module::quota::QuotaLimit,
         }
     };
@@ -40,7 +44,7 @@ pub(crate) use with_kinds;
 /// One limiter kind, as the module offers it: an algorithm, its command,
 /// its `RL.ALL` / `RL.PEEK` keyword, its data type, its keyspace event, its
 /// `INFO rl` counters, its docs and its argument grammar.
-pub trait Kind: Algorithm<State: Stored> + 'static {
+pub trait Kind: Algorithm<Write: Stored> + 'static {
     /// Its command, `RL.<KEYWORD>`: `COMMAND key <grammar> [PEEK]`.
     const COMMAND: &'static CStr;
     /// The word that starts its spec in `RL.ALL` and names it in `RL.PEEK`.
@@ -61,6 +65,12 @@ pub trait Kind: Algorithm<State: Stored> + 'static {
     fn stats() -> &'static Counters;
     /// Where its registered data type is kept (set once, at load).
     fn registered() -> &'static AtomicPtr<RedisModuleType>;
+    /// The state a value of its data type holds, as its algorithm reads it.
+    ///
+    /// # Safety
+    /// `value` is a live value of its data type; the state read borrows it
+    /// for `'v`, during which nothing writes to it.
+    unsafe fn read<'v>(value: *mut c_void) -> Self::State<'v>;
     /// Its arguments after the key: the positionals, then the options.
     fn grammar<'a, F: Fn(usize) -> &'a [u8]>(c: &mut Cursor<'a, F>) -> Result<(Self, Options), ArgError>;
 
@@ -108,6 +118,10 @@ impl Kind for Gcra {
     fn registered() -> &'static AtomicPtr<RedisModuleType> {
         type_slot!()
     }
+    unsafe fn read<'v>(value: *mut c_void) -> Self::State<'v> {
+        // SAFETY: per the contract; its values are made by `fixed`.
+        unsafe { fixed::read(value) }
+    }
     fn grammar<'a, F: Fn(usize) -> &'a [u8]>(c: &mut Cursor<'a, F>) -> Result<(Self, Options), ArgError> {
         let limit = c.next_count("limit")?;
         let period = c.next_period("period_ms")?;
@@ -130,6 +144,10 @@ impl Kind for TokenBucket {
     }
     fn registered() -> &'static AtomicPtr<RedisModuleType> {
         type_slot!()
+    }
+    unsafe fn read<'v>(value: *mut c_void) -> Self::State<'v> {
+        // SAFETY: per the contract; its values are made by `fixed`.
+        unsafe { fixed::read(value) }
     }
     fn grammar<'a, F: Fn(usize) -> &'a [u8]>(c: &mut Cursor<'a, F>) -> Result<(Self, Options), ArgError> {
         let capacity = c.next_count("capacity")?;
@@ -155,11 +173,43 @@ impl Kind for SlidingWindow {
     fn registered() -> &'static AtomicPtr<RedisModuleType> {
         type_slot!()
     }
+    unsafe fn read<'v>(value: *mut c_void) -> Self::State<'v> {
+        // SAFETY: per the contract; its values are made by `fixed`.
+        unsafe { fixed::read(value) }
+    }
     fn grammar<'a, F: Fn(usize) -> &'a [u8]>(c: &mut Cursor<'a, F>) -> Result<(Self, Options), ArgError> {
         let limit = c.next_count("limit")?;
         let window = c.next_period("window_ms")?;
         let opts = c.options(false)?;
         Ok((SlidingWindow::new(limit, window), opts))
+    }
+}
+
+/// `RL.LOG key limit window_ms [COST n | REFUND n] [PEEK]`
+impl Kind for SlidingLog {
+    const COMMAND: &'static CStr = c"RL.LOG";
+    const KEYWORD: &'static str = "LOG";
+    const TYPE_NAME: &'static CStr = c"rl-log---";
+    const EVENT: &'static CStr = c"rl.log";
+    const INFO_NAME: &'static CStr = c"log";
+    const DOCS: &'static Info = &command_info::LOG;
+    const POSITIONALS: usize = 2;
+    fn stats() -> &'static Counters {
+        counters!()
+    }
+    fn registered() -> &'static AtomicPtr<RedisModuleType> {
+        type_slot!()
+    }
+    unsafe fn read<'v>(value: *mut c_void) -> Self::State<'v> {
+        // SAFETY: per the contract; its values are made by `log_value`.
+        unsafe { log_value::read(value) }
+    }
+    fn grammar<'a, F: Fn(usize) -> &'a [u8]>(c: &mut Cursor<'a, F>) -> Result<(Self, Options), ArgError> {
+        // At most 10,000: memory grows with it.
+        let limit = c.next_int_in("limit", 1, MAX_LOG_LIMIT)?;
+        let window = c.next_period("window_ms")?;
+        let opts = c.options(false)?;
+        Ok((SlidingLog::new(limit, window)?, opts))
     }
 }
 
@@ -177,6 +227,10 @@ impl Kind for QuotaLimit {
     }
     fn registered() -> &'static AtomicPtr<RedisModuleType> {
         type_slot!()
+    }
+    unsafe fn read<'v>(value: *mut c_void) -> Self::State<'v> {
+        // SAFETY: per the contract; its values are made by `fixed`.
+        unsafe { fixed::read(value) }
     }
     fn grammar<'a, F: Fn(usize) -> &'a [u8]>(c: &mut Cursor<'a, F>) -> Result<(Self, Options), ArgError> {
         let limit = c.next_count("limit")?;
@@ -218,9 +272,7 @@ macro_rules! dispatch {
 
         /// Runs `w` for the kind whose effect payloads start with `tag`.
         pub fn by_tag<W: WithKind>(tag: u8, w: W) -> Result<W::Out, W> {
-            $(if tag == <<$kind as Algorithm>::State as Stored>::TAG
-                || tag == <<$kind as Algorithm>::State as Stored>::V0_TAG
-            {
+            $(if <<$kind as Algorithm>::Write as Stored>::owns_tag(tag) {
                 return Ok(w.run::<$kind>());
             })*
             Err(w)
@@ -234,7 +286,7 @@ pub fn is_keyword(word: &[u8]) -> bool {
     KEYWORDS.iter().any(|k| word.eq_ignore_ascii_case(k.as_bytes()))
 }
 
-/// "GCRA, TOKENBUCKET, SLIDE or QUOTA": the kinds, for error texts.
+/// "GCRA, TOKENBUCKET, SLIDE, LOG or QUOTA": the kinds, for error texts.
 pub fn expected() -> String {
     match KEYWORDS.split_last() {
         Some((last, [])) => (*last).to_string(),
@@ -258,8 +310,8 @@ mod tests {
     fn every_kind_is_listed_once_with_its_own_names() {
         let mut names = Names(Vec::new());
         each(&mut names);
-        assert_eq!(names.0, ["RL.GCRA", "RL.TOKENBUCKET", "RL.SLIDE", "RL.QUOTA"]);
-        assert_eq!(expected(), "GCRA, TOKENBUCKET, SLIDE or QUOTA");
+        assert_eq!(names.0, ["RL.GCRA", "RL.TOKENBUCKET", "RL.SLIDE", "RL.LOG", "RL.QUOTA"]);
+        assert_eq!(expected(), "GCRA, TOKENBUCKET, SLIDE, LOG or QUOTA");
         // Each command is RL.<keyword>, and data type names are 9 characters.
         struct Check;
         impl EachKind for Check {

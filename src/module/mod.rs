@@ -8,13 +8,14 @@ pub mod command_info;
 pub mod commands;
 pub mod data_type;
 pub mod effect;
-pub mod entries;
 pub mod entry;
 pub mod ffi;
+pub mod fixed;
 #[cfg(feature = "test-hooks")]
 pub mod hooks;
 pub mod info;
 pub mod kinds;
+pub mod log_value;
 pub mod quota;
 pub mod reply;
 pub mod state;

@@ -77,7 +77,8 @@ impl QuotaLimit {
 }
 
 impl Algorithm for QuotaLimit {
-    type State = QuotaState;
+    type State<'s> = QuotaState;
+    type Write = QuotaState;
 
     fn limit(&self) -> u64 {
         self.quota.limit()

@@ -19,7 +19,7 @@ use super::effect::{self, Propagated};
 use super::ffi::{api, log_warning, Ctx, OpenKey, Slot};
 use super::kinds::Kind;
 use super::stats;
-use super::stored;
+use super::stored::{self, Stored};
 
 pub const WRONGTYPE: &str = "WRONGTYPE Operation against a key holding the wrong kind of value";
 
@@ -30,8 +30,10 @@ pub struct WrongType;
 #[derive(Clone, Copy)]
 enum Written<S> {
     Nothing,
-    /// A state and its absolute expiry (ms; 0: the expiry was left alone).
+    /// A write and the key's absolute expiry.
     State(S, u64),
+    /// A propagated effect was stored (`RL.APPLY`).
+    Applied,
     /// The key was removed; `refund`: by a refund that filled the limiter
     /// (which fires the kind's event before `del`, as SREM does before `del`
     /// when it empties a set).
@@ -40,15 +42,31 @@ enum Written<S> {
     },
 }
 
+/// The value of a missing key after the write `w`, set in `key`.
+fn create<K: Kind>(
+    key: &OpenKey<'_>,
+    ty: *mut redis_module::raw::RedisModuleType,
+    w: &K::Write,
+) -> Option<*mut c_void> {
+    let created = K::Write::create(w)?;
+    if !key.set_value(ty, created) {
+        // SAFETY: just made, never handed to the server.
+        unsafe { K::Write::free(created) };
+        return None;
+    }
+    stats::count(&stats::KEYS_CREATED);
+    Some(created)
+}
+
 /// One limiter key of kind `K`, from open to announce.
 pub struct KeyState<'c, K: Kind> {
     ctx: Ctx<'c>,
     name: *mut RedisModuleString,
     /// Open until [`close`](Self::close).
     key: Option<OpenKey<'c>>,
-    /// The value found at open, and its state.
-    held: Option<(K::State, *mut c_void)>,
-    written: Written<K::State>,
+    /// The value the key holds (found at open, or written since).
+    held: Option<*mut c_void>,
+    written: Written<K::Write>,
 }
 
 impl<'c, K: Kind> KeyState<'c, K> {
@@ -76,25 +94,27 @@ impl<'c, K: Kind> KeyState<'c, K> {
     fn open_with(ctx: Ctx<'c>, name: *mut RedisModuleString, key: OpenKey<'c>) -> Result<Self, WrongType> {
         let held = match key.slot() {
             Slot::Empty => None,
-            // SAFETY: the value belongs to K's registered type, whose values
-            // are all made by `stored::new_value::<K::State>`.
-            Slot::Module(ty, value) if ty == K::redis_type() => Some((unsafe { stored::read(value) }, value)),
+            Slot::Module(ty, value) if ty == K::redis_type() => Some(value),
             _ => return Err(WrongType),
         };
         Ok(Self { ctx, name, key: Some(key), held, written: Written::Nothing })
     }
 
-    /// The state read at open.
+    /// The key's state, as K's algorithm reads it (borrowed: no write
+    /// while it lives).
     #[inline]
-    pub fn state(&self) -> Option<K::State> {
-        self.held.map(|(state, _)| state)
+    pub fn state(&self) -> Option<K::State<'_>> {
+        // SAFETY: `held` is a live value of K's registered type (found at
+        // open or written since), and `&self` keeps every write out while
+        // the state borrows it.
+        self.held.map(|value| unsafe { K::read(value) })
     }
 
     /// Makes `change`, setting the key's expiry (`now_ns`: the time the
     /// command runs at). False if the server refused the value (or the key
     /// is already closed).
     #[inline]
-    pub fn write(&mut self, change: &Change<K::State>, now_ns: u64) -> bool {
+    pub fn write(&mut self, change: &Change<K::Write>, now_ns: u64) -> bool {
         match change {
             Change::Consume(w) | Change::Refund(Some(w)) => self.store(w, now_ns),
             Change::Refund(None) => self.delete(true),
@@ -117,19 +137,19 @@ impl<'c, K: Kind> KeyState<'c, K> {
     }
 
     #[inline]
-    fn store(&mut self, w: &Write<K::State>, now_ns: u64) -> bool {
+    fn store(&mut self, w: &Write<K::Write>, now_ns: u64) -> bool {
         let Some(key) = &self.key else { return false };
-        let stored = match self.held {
-            // SAFETY: as in `open_with`; the key is open for writing.
-            Some((_, value)) => unsafe { stored::update(key, K::redis_type(), value, w.state) },
-            None => {
-                let created = key.set_value(K::redis_type(), stored::new_value(w.state));
-                if created {
-                    stats::count(&stats::KEYS_CREATED);
-                }
-                created
-            }
+        let ty = K::redis_type();
+        let held = match self.held {
+            // SAFETY: `value` is a live value of K's type, held by the key,
+            // which is open for writing.
+            Some(value) => unsafe { K::Write::update(key, ty, value, &w.state) },
+            None => create::<K>(key, ty, &w.state),
         };
+        let stored = held.is_some();
+        if stored {
+            self.held = held;
+        }
         // An expiry the server refused is a failed store: PTTL must equal reset.
         let stored = stored && key.set_expire_at(w.expire_at_ms, now_ns / NS_PER_MS);
         if stored {
@@ -151,21 +171,13 @@ impl<'c, K: Kind> KeyState<'c, K> {
         deleted
     }
 
-    /// Stores a propagated effect (`RL.APPLY`): whatever the key held, it
-    /// now holds `state`; an `expire_at_ms` of 0 leaves the expiry alone.
+    /// Stores a propagated effect (`RL.APPLY`), whatever the key held.
     /// Counts nothing: the master counted it.
-    pub fn apply(&mut self, state: K::State, expire_at_ms: u64, now_ns: u64) -> bool {
+    pub fn apply(&mut self, payload: &[u8], now_ns: u64) -> bool {
         let Some(key) = &self.key else { return false };
-        let stored = match key.slot() {
-            // SAFETY: as in `open_with`.
-            Slot::Module(ty, value) if ty == K::redis_type() => unsafe {
-                stored::update(key, K::redis_type(), value, state)
-            },
-            _ => key.set_value(K::redis_type(), stored::new_value(state)),
-        };
-        let stored = stored && (expire_at_ms == 0 || key.set_expire_at(expire_at_ms, now_ns / NS_PER_MS));
+        let stored = K::Write::apply(key, K::redis_type(), payload, now_ns / NS_PER_MS);
         if stored {
-            self.written = Written::State(state, expire_at_ms);
+            self.written = Written::Applied;
         }
         stored
     }
@@ -185,7 +197,12 @@ impl<'c, K: Kind> KeyState<'c, K> {
         let (ctx, name) = (self.ctx.raw(), self.name);
         let sent = match self.written {
             Written::Nothing => return,
-            Written::State(state, expire_at_ms) => {
+            Written::Applied => {
+                api!(RedisModule_SignalModifiedKey(ctx, name));
+                api!(RedisModule_NotifyKeyspaceEvent(ctx, raw::REDISMODULE_NOTIFY_MODULE, K::EVENT.as_ptr(), name));
+                return;
+            }
+            Written::State(write, expire_at_ms) => {
                 api!(RedisModule_SignalModifiedKey(ctx, name));
                 api!(RedisModule_NotifyKeyspaceEvent(ctx, raw::REDISMODULE_NOTIFY_MODULE, K::EVENT.as_ptr(), name));
                 if !propagate {
@@ -197,7 +214,7 @@ impl<'c, K: Kind> KeyState<'c, K> {
                     return;
                 }
                 let mut buf = [0u8; stored::MAX_PAYLOAD];
-                effect::replicate(self.ctx, name, stored::encode(&state, expire_at_ms, &mut buf))
+                effect::replicate(self.ctx, name, K::Write::encode(&write, expire_at_ms, &mut buf))
             }
             Written::Deleted { refund } => {
                 api!(RedisModule_SignalModifiedKey(ctx, name));

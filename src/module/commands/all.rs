@@ -195,7 +195,7 @@ struct Part<'c, K: Kind> {
     refund: bool,
     /// Open from the read until every key is stored.
     key: KeyState<'c, K>,
-    verdict: Verdict<K::State>,
+    verdict: Verdict<K::Write>,
 }
 
 impl<'c, K: Kind> Part<'c, K> {

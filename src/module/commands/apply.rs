@@ -9,7 +9,6 @@ use crate::module::clock;
 use crate::module::ffi::{api, context_flags, has, reply_error, reply_ok, reply_wrong_arity, Argv, Ctx};
 use crate::module::kinds::{self, Kind, WithKind};
 use crate::module::state::KeyState;
-use crate::module::stored;
 
 pub fn command(ctx: Ctx<'_>, args: Argv<'_>) {
     let flags = context_flags(ctx);
@@ -52,12 +51,11 @@ struct Apply<'c, 'a> {
 impl WithKind for Apply<'_, '_> {
     type Out = bool;
     fn run<K: Kind>(self) -> bool {
-        let Some((state, expire_at_ms)) = stored::decode::<K::State>(self.payload) else {
-            return false;
-        };
-        // Whatever the key held is replaced, as by SET or RESTORE.
+        // The kind's own encoding: a fixed-size state replaces whatever the
+        // key held, as SET or RESTORE would; a variable-size state's change
+        // applies to the state the key holds.
         let mut key = KeyState::<K>::open_any(self.ctx, self.name);
-        if !key.apply(state, expire_at_ms, clock::now_ns()) {
+        if !key.apply(self.payload, clock::now_ns()) {
             return false;
         }
         // The same event the write fired on the master, as replicas of

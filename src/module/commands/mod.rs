@@ -36,7 +36,7 @@ pub fn kind_command<K: Kind>(ctx: Ctx<'_>, args: Argv<'_>) {
 /// decided by `A` (the kind itself, or another description of it, as
 /// CL.THROTTLE is of GCRA), parsed by `parse` and answered by `reply`.
 #[inline]
-pub fn run<K: Kind, A: Algorithm<State = K::State>>(
+pub fn run<K: Kind, A: for<'s> Algorithm<State<'s> = K::State<'s>, Write = K::Write>>(
     ctx: Ctx<'_>,
     args: Argv<'_>,
     stats: &'static Counters,

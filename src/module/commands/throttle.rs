@@ -59,7 +59,8 @@ impl Throttle {
 }
 
 impl Algorithm for Throttle {
-    type State = GcraState;
+    type State<'s> = GcraState;
+    type Write = GcraState;
     fn limit(&self) -> u64 {
         self.0.limit()
     }

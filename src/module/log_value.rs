@@ -1,0 +1,317 @@
+//! How the sliding log (`RL.LOG`) is kept: a variable-size state.
+//!
+//! - Value: one block of words from the server's allocator,
+//!   `[ring_words, ring..]`, where `ring` is the core's [`LogRing`]
+//!   (`[window_ms, total, head, len, (t_ns, cost)..]`). Its capacity grows
+//!   by doubling when a write needs room, and shrinks to twice what the log
+//!   holds when that falls below a quarter of it, so a key's memory follows
+//!   what it holds (at most `limit` entries) and a log that has reached its
+//!   size allocates nothing per call. MEMORY USAGE reports the block.
+//! - A write is a [`LogChange`] (the core's): entries dropped from the
+//!   front, a cost trimmed on the oldest or newest entry, entries cut from
+//!   the back, an entry appended, the new header and expiry. It is applied
+//!   to the block in place and is the effect payload: `l` and its 11 words
+//!   (89 bytes), whatever the log holds. A replica applies it to its own
+//!   log after checking that it fits ([`LogChange::fits`]).
+//! - The whole log, `window_ms, total, count, (t_ns, cost) × count`, is
+//!   what RDB (encoding version 1) and DUMP carry as unsigneds, what the
+//!   AOF rewrite emits as the payload `L` and its words (the server adds
+//!   `PEXPIREAT`), and what DEBUG DIGEST-VALUE reads, oldest entry first
+//!   (so the ring's layout, which differs after a reload, never shows).
+//!   A count above 10,000 is refused before anything is allocated, and a
+//!   loaded log must be one the core could have written
+//!   ([`SlidingLog::valid`]).
+
+use std::ffi::c_void;
+use std::os::raw::c_int;
+
+use redis_module::raw::{RedisModuleDigest, RedisModuleIO, RedisModuleString, RedisModuleType};
+
+use crate::core::log::{LOG_CHANGE_WORDS, MAX_LOG_LIMIT};
+use crate::core::{LogChange, LogEntry, LogHeader, LogRead, LogRing, LogStore, SlidingLog};
+
+use super::ffi::{api, OpenKey, Slot};
+use super::stored::{Stored, APPLY, MAX_PAYLOAD};
+
+/// The tag of a change's payload.
+const CHANGE_TAG: u8 = b'l';
+/// The tag of a whole log's payload (AOF rewrite).
+const WHOLE_TAG: u8 = b'L';
+/// The fewest entries a block has room for.
+const MIN_CAPACITY: usize = 4;
+const _: () = assert!(8 * LOG_CHANGE_WORDS < MAX_PAYLOAD);
+
+/// A new block with room for `capacity` entries, its ring uninitialised
+/// but for its length word.
+fn alloc(capacity: usize) -> *mut u64 {
+    let ring_words = LogRing::words_for(capacity);
+    let p = api!(RedisModule_Alloc(8 * (1 + ring_words))).cast::<u64>();
+    // SAFETY: RedisModule_Alloc returns at least the requested size, aligned
+    // for any type (it aborts on OOM, never returns NULL); a ring of
+    // `capacity` entries is then made in it by `LogRing::init` or `grow_into`.
+    unsafe {
+        p.write(ring_words as u64);
+        std::ptr::write_bytes(p.add(1), 0, ring_words);
+    }
+    p
+}
+
+/// The ring words of a block.
+///
+/// # Safety
+/// `value` is a live block made by [`alloc`], not written for `'v`.
+unsafe fn ring<'v>(value: *const c_void) -> &'v [u64] {
+    let p = value.cast::<u64>();
+    // SAFETY: per the contract: word 0 is the ring's length, which follows.
+    unsafe { std::slice::from_raw_parts(p.add(1), *p as usize) }
+}
+
+/// The same, to write.
+///
+/// # Safety
+/// As for [`ring`], and nothing else reads it for `'v`.
+unsafe fn ring_mut<'v>(value: *mut c_void) -> &'v mut [u64] {
+    let p = value.cast::<u64>();
+    // SAFETY: per the contract.
+    unsafe { std::slice::from_raw_parts_mut(p.add(1), *p as usize) }
+}
+
+/// The log a block holds (blocks are only ever made holding a valid ring).
+///
+/// # Safety
+/// As for [`ring`].
+pub unsafe fn read<'v>(value: *mut c_void) -> LogRing<&'v [u64]> {
+    // SAFETY: per the contract.
+    LogRing::open(unsafe { ring(value) }).unwrap_or_else(|| unreachable!("a log block holds a ring"))
+}
+
+/// A new block holding `log`'s entries, with room for `capacity` (at least
+/// `log.len()`) entries.
+fn copy_into_new(log: &impl LogRead, capacity: usize) -> *mut c_void {
+    let block = alloc(capacity.max(MIN_CAPACITY));
+    // SAFETY: just made, owned here.
+    let dst = unsafe { ring_mut(block.cast()) };
+    let h = log.header();
+    let mut ring = LogRing::init(dst, h);
+    for i in 0..log.len() {
+        ring.push_back(log.get(i));
+    }
+    block.cast()
+}
+
+/// The whole log as words: `window_ms, total, count, (t_ns, cost) × count`.
+fn whole(log: &impl LogRead) -> impl Iterator<Item = u64> + '_ {
+    let h = log.header();
+    [h.window_ms, h.total, log.len() as u64].into_iter().chain((0..log.len()).flat_map(move |i| {
+        let e = log.get(i);
+        [e.t_ns, e.cost]
+    }))
+}
+
+/// A block from the whole log's words (`next` yields them in order), if
+/// they describe a log the core could have written. Refuses a count above
+/// the largest limit before allocating.
+fn from_whole(mut next: impl FnMut() -> Option<u64>) -> Option<*mut c_void> {
+    let window_ms = next()?;
+    let total = next()?;
+    let count = usize::try_from(next()?).ok().filter(|&n| n as u64 <= MAX_LOG_LIMIT)?;
+    let block = alloc(count.max(MIN_CAPACITY));
+    // SAFETY: just made, owned here.
+    let mut ring = LogRing::init(unsafe { ring_mut(block.cast()) }, LogHeader { window_ms, total });
+    let mut ok = true;
+    for _ in 0..count {
+        match (next(), next()) {
+            (Some(t_ns), Some(cost)) => ring.push_back(LogEntry { t_ns, cost }),
+            _ => {
+                ok = false;
+                break;
+            }
+        }
+    }
+    if ok && SlidingLog::valid(&ring) {
+        Some(block.cast())
+    } else {
+        api!(RedisModule_Free(block.cast()));
+        None
+    }
+}
+
+/// The words of a change payload (`l` and 11 words), if well formed.
+fn decode_change(payload: &[u8]) -> Option<LogChange> {
+    let body = payload.strip_prefix(&[CHANGE_TAG])?;
+    if body.len() != 8 * LOG_CHANGE_WORDS {
+        return None;
+    }
+    let mut words = [0u64; LOG_CHANGE_WORDS];
+    for (w, bytes) in words.iter_mut().zip(body.chunks_exact(8)) {
+        *w = u64::from_le_bytes(bytes.try_into().ok()?);
+    }
+    LogChange::from_words(&words).filter(|c| !c.delete)
+}
+
+impl Stored for LogChange {
+    fn owns_tag(tag: u8) -> bool {
+        tag == CHANGE_TAG || tag == WHOLE_TAG
+    }
+
+    fn create(w: &LogChange) -> Option<*mut c_void> {
+        if w.delete || !w.fits(0) {
+            return None;
+        }
+        let block = alloc(w.len_after(0).max(MIN_CAPACITY));
+        // SAFETY: just made, owned here.
+        let mut ring = LogRing::init(unsafe { ring_mut(block.cast()) }, w.header);
+        w.apply(&mut ring);
+        Some(block.cast())
+    }
+
+    unsafe fn update(
+        key: &OpenKey<'_>,
+        ty: *mut RedisModuleType,
+        value: *mut c_void,
+        w: &LogChange,
+    ) -> Option<*mut c_void> {
+        // SAFETY: per the contract; the key is open for writing, and nothing
+        // else reads the block meanwhile.
+        let words = unsafe { ring_mut(value) };
+        let mut ring = LogRing::open(words)?;
+        let before = ring.len();
+        if w.delete || !w.fits(before) {
+            return None;
+        }
+        let after = w.len_after(before);
+        let capacity = ring.capacity();
+        if after <= capacity {
+            w.apply(&mut ring);
+            if after * 4 >= capacity || capacity <= MIN_CAPACITY {
+                return Some(value);
+            }
+            // Shrink: a quarter or less of the block is used.
+            // (Refused, the key keeps the bigger block, changed.)
+            let smaller = copy_into_new(&ring, 2 * after);
+            return Some(replace(key, ty, value, smaller).unwrap_or(value));
+        }
+        // Grow (by doubling, to at least what the change needs), then apply.
+        let bigger = copy_into_new(&ring, after.max(2 * capacity).min(MAX_LOG_LIMIT as usize));
+        // SAFETY: just made, owned here.
+        let mut grown = LogRing::open(unsafe { ring_mut(bigger) })?;
+        w.apply(&mut grown);
+        replace(key, ty, value, bigger)
+    }
+
+    fn encode<'b>(w: &LogChange, expire_at_ms: u64, buf: &'b mut [u8; MAX_PAYLOAD]) -> &'b [u8] {
+        debug_assert_eq!(expire_at_ms, w.expire_at_ms);
+        buf[0] = CHANGE_TAG;
+        for (i, word) in w.to_words().iter().enumerate() {
+            buf[1 + 8 * i..9 + 8 * i].copy_from_slice(&word.to_le_bytes());
+        }
+        &buf[..1 + 8 * LOG_CHANGE_WORDS]
+    }
+
+    /// A change applies to the log the key holds (or to none); a whole log
+    /// replaces whatever the key held, as RESTORE would.
+    fn apply(key: &OpenKey<'_>, ty: *mut RedisModuleType, payload: &[u8], now_ms: u64) -> bool {
+        if let Some(rest) = payload.strip_prefix(&[WHOLE_TAG]) {
+            let mut words = rest.chunks_exact(8).map(|b| u64::from_le_bytes(b.try_into().unwrap_or([0; 8])));
+            if rest.len() % 8 != 0 {
+                return false;
+            }
+            let Some(block) = from_whole(|| words.next()) else { return false };
+            if words.next().is_some() {
+                api!(RedisModule_Free(block));
+                return false;
+            }
+            let stored = match key.slot() {
+                // (`replace` frees whichever block the key does not hold.)
+                Slot::Module(t, old) if t == ty => return replace(key, ty, old, block).is_some(),
+                _ => key.set_value(ty, block),
+            };
+            if !stored {
+                api!(RedisModule_Free(block));
+            }
+            return stored;
+        }
+        let Some(change) = decode_change(payload) else { return false };
+        let stored = match key.slot() {
+            // SAFETY: a value of this type is a live log block.
+            Slot::Module(t, value) if t == ty => unsafe { Self::update(key, ty, value, &change) }.is_some(),
+            Slot::Empty => match Self::create(&change) {
+                Some(block) if key.set_value(ty, block) => true,
+                Some(block) => {
+                    api!(RedisModule_Free(block));
+                    false
+                }
+                None => false,
+            },
+            _ => false,
+        };
+        stored && key.set_expire_at(change.expire_at_ms, now_ms)
+    }
+
+    fn rdb_load(rdb: *mut RedisModuleIO, encver: c_int) -> *mut c_void {
+        if encver != 1 {
+            return std::ptr::null_mut();
+        }
+        let block = from_whole(|| {
+            let w = api!(RedisModule_LoadUnsigned(rdb));
+            (api!(RedisModule_IsIOError(rdb)) == 0).then_some(w)
+        });
+        block.unwrap_or(std::ptr::null_mut())
+    }
+
+    unsafe fn rdb_save(rdb: *mut RedisModuleIO, value: *mut c_void) {
+        // SAFETY: per the contract.
+        let log = unsafe { read(value) };
+        for w in whole(&log) {
+            api!(RedisModule_SaveUnsigned(rdb, w));
+        }
+    }
+
+    unsafe fn aof_rewrite(aof: *mut RedisModuleIO, key: *mut RedisModuleString, value: *mut c_void) {
+        // SAFETY: per the contract.
+        let log = unsafe { read(value) };
+        let mut payload = Vec::with_capacity(1 + 8 * (3 + 2 * log.len()));
+        payload.push(WHOLE_TAG);
+        for w in whole(&log) {
+            payload.extend_from_slice(&w.to_le_bytes());
+        }
+        api!(RedisModule_EmitAOF(aof, APPLY.as_ptr(), c"sb".as_ptr(), key, payload.as_ptr(), payload.len()));
+    }
+
+    unsafe fn digest(md: *mut RedisModuleDigest, value: *mut c_void) {
+        // SAFETY: per the contract.
+        let log = unsafe { read(value) };
+        for w in whole(&log) {
+            api!(RedisModule_DigestAddLongLong(md, w as i64));
+        }
+        api!(RedisModule_DigestEndSequence(md));
+    }
+
+    unsafe fn mem_usage(value: *const c_void) -> usize {
+        // SAFETY: per the contract.
+        8 * (1 + unsafe { ring(value) }.len())
+    }
+
+    unsafe fn copy(value: *const c_void) -> *mut c_void {
+        // SAFETY: per the contract.
+        let log = unsafe { read(value.cast_mut()) };
+        copy_into_new(&log, log.capacity())
+    }
+
+    unsafe fn free(value: *mut c_void) {
+        api!(RedisModule_Free(value));
+    }
+}
+
+/// Makes `new` the value of `key` in place of `old` (both log blocks) and
+/// frees the one the key does not hold: `new` (returned), or `None` if the
+/// server refused it (the key still holds `old`).
+fn replace(key: &OpenKey<'_>, ty: *mut RedisModuleType, old: *mut c_void, new: *mut c_void) -> Option<*mut c_void> {
+    if key.replace_value(ty, new) {
+        api!(RedisModule_Free(old));
+        Some(new)
+    } else {
+        api!(RedisModule_Free(new));
+        None
+    }
+}
