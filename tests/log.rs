@@ -347,7 +347,9 @@ fn workload(s: &Server, c: &mut Connection, keys: usize, calls: u64) {
 
 #[test]
 fn replicas_and_aof_replay_hold_the_masters_logs() {
-    let mut master = frozen_server_with(&["--appendonly", "yes", "--appendfsync", "always"]);
+    // No RDB preamble: the rewrite writes each log as RL.APPLY's whole-log payload.
+    let mut master =
+        frozen_server_with(&["--appendonly", "yes", "--appendfsync", "always", "--aof-use-rdb-preamble", "no"]);
     let replica = start_replica(&master, ServerOptions { fake_clock: true, ..Default::default() });
     // The replica's own clock is elsewhere: it stores what the master decided.
     replica.clock.as_ref().unwrap().freeze_at_ms(T0_MS + 777);
@@ -357,6 +359,11 @@ fn replicas_and_aof_replay_hold_the_masters_logs() {
     let expected = snapshot(&mut m);
     assert!(expected.len() >= 4, "{expected:?}");
     assert_same_state("replica", &expected, &snapshot(&mut replica.conn()));
+    // What was propagated: each write's change (89 bytes), never a whole
+    // log, though the logs held up to 40 entries.
+    let payloads = apply_payloads(&aof_file(&master, ".incr.aof"));
+    assert!(payloads.len() > 1000, "{} effects", payloads.len());
+    assert!(payloads.iter().all(|p| p.len() == 89 && p[0] == b'l'), "{:?}", payloads.iter().find(|p| p.len() != 89));
     drop(m);
     master.restart();
     assert_same_state("AOF replay", &expected, &snapshot(&mut master.conn()));
@@ -367,9 +374,44 @@ fn replicas_and_aof_replay_hold_the_masters_logs() {
         common::replication::info_u64(&mut m, "persistence", "aof_rewrite_in_progress") == 0
             && common::replication::info_u64(&mut m, "persistence", "aof_rewrite_scheduled") == 0
     });
+    let whole = apply_payloads(&aof_file(&master, ".base."));
+    assert_eq!(whole.len(), expected.len(), "one RL.APPLY per key in the rewritten AOF");
+    assert!(whole.iter().all(|p| p[0] == b'L'));
     drop(m);
     master.restart();
     assert_same_state("rewritten AOF replay", &expected, &snapshot(&mut master.conn()));
+}
+
+/// A file of the multi-part AOF whose name contains `part`.
+fn aof_file(s: &Server, part: &str) -> Vec<u8> {
+    let dir = s.dir().join("appendonlydir");
+    let path = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.contains(part)))
+        .unwrap_or_else(|| panic!("no AOF file {part}"));
+    std::fs::read(path).expect("read the AOF file")
+}
+
+/// The payload of every `RL.APPLY key payload` in an AOF file.
+fn apply_payloads(aof: &[u8]) -> Vec<Vec<u8>> {
+    let marker = b"$8\r\nRL.APPLY\r\n";
+    let mut out = Vec::new();
+    let mut at = 0;
+    // Reads a bulk string `$len\r\n<bytes>\r\n` at `i`.
+    let bulk = |i: usize| -> (Vec<u8>, usize) {
+        let nl = i + aof[i..].windows(2).position(|w| w == b"\r\n").unwrap();
+        let len: usize = std::str::from_utf8(&aof[i + 1..nl]).unwrap().parse().unwrap();
+        (aof[nl + 2..nl + 2 + len].to_vec(), nl + 2 + len + 2)
+    };
+    while let Some(pos) = aof[at..].windows(marker.len()).position(|w| w == marker) {
+        let (_key, next) = bulk(at + pos + marker.len());
+        let (payload, next) = bulk(next);
+        out.push(payload);
+        at = next;
+    }
+    out
 }
 
 #[test]
