@@ -30,6 +30,7 @@ use redis_module::raw::{RedisModuleDigest, RedisModuleIO, RedisModuleString, Red
 use crate::core::log::{LOG_CHANGE_WORDS, MAX_LOG_LIMIT};
 use crate::core::{LogChange, LogEntry, LogHeader, LogRead, LogRing, LogStore, SlidingLog};
 
+use super::block::{self, replace, words, words_mut};
 use super::ffi::{api, OpenKey, Slot};
 use super::stored::{Stored, APPLY, MAX_PAYLOAD};
 
@@ -41,48 +42,19 @@ const WHOLE_TAG: u8 = b'L';
 const MIN_CAPACITY: usize = 4;
 const _: () = assert!(8 * LOG_CHANGE_WORDS < MAX_PAYLOAD);
 
-/// A new block with room for `capacity` entries, its ring uninitialised
-/// but for its length word.
-fn alloc(capacity: usize) -> *mut u64 {
-    let ring_words = LogRing::words_for(capacity);
-    let p = api!(RedisModule_Alloc(8 * (1 + ring_words))).cast::<u64>();
-    // SAFETY: RedisModule_Alloc returns at least the requested size, aligned
-    // for any type (it aborts on OOM, never returns NULL); a ring of
-    // `capacity` entries is then made in it by `LogRing::init` or `grow_into`.
-    unsafe {
-        p.write(ring_words as u64);
-        std::ptr::write_bytes(p.add(1), 0, ring_words);
-    }
-    p
-}
-
-/// The ring words of a block.
-///
-/// # Safety
-/// `value` is a live block made by [`alloc`], not written for `'v`.
-unsafe fn ring<'v>(value: *const c_void) -> &'v [u64] {
-    let p = value.cast::<u64>();
-    // SAFETY: per the contract: word 0 is the ring's length, which follows.
-    unsafe { std::slice::from_raw_parts(p.add(1), *p as usize) }
-}
-
-/// The same, to write.
-///
-/// # Safety
-/// As for [`ring`], and nothing else reads it for `'v`.
-unsafe fn ring_mut<'v>(value: *mut c_void) -> &'v mut [u64] {
-    let p = value.cast::<u64>();
-    // SAFETY: per the contract.
-    unsafe { std::slice::from_raw_parts_mut(p.add(1), *p as usize) }
+/// A new block with room for `capacity` entries (its ring to be made by
+/// `LogRing::init` or `grow_into`).
+fn alloc(capacity: usize) -> *mut c_void {
+    block::alloc(LogRing::words_for(capacity))
 }
 
 /// The log a block holds (blocks are only ever made holding a valid ring).
 ///
 /// # Safety
-/// As for [`ring`].
+/// As for [`block::words`].
 pub unsafe fn read<'v>(value: *mut c_void) -> LogRing<&'v [u64]> {
     // SAFETY: per the contract.
-    LogRing::open(unsafe { ring(value) }).unwrap_or_else(|| unreachable!("a log block holds a ring"))
+    LogRing::open(unsafe { words(value) }).unwrap_or_else(|| unreachable!("a log block holds a ring"))
 }
 
 /// A new block holding `log`'s entries, with room for `capacity` (at least
@@ -90,7 +62,7 @@ pub unsafe fn read<'v>(value: *mut c_void) -> LogRing<&'v [u64]> {
 fn copy_into_new(log: &impl LogRead, capacity: usize) -> *mut c_void {
     let block = alloc(capacity.max(MIN_CAPACITY));
     // SAFETY: just made, owned here.
-    let dst = unsafe { ring_mut(block.cast()) };
+    let dst = unsafe { words_mut(block.cast()) };
     let h = log.header();
     let mut ring = LogRing::init(dst, h);
     for i in 0..log.len() {
@@ -117,7 +89,7 @@ fn from_whole(mut next: impl FnMut() -> Option<u64>) -> Option<*mut c_void> {
     let count = usize::try_from(next()?).ok().filter(|&n| n as u64 <= MAX_LOG_LIMIT)?;
     let block = alloc(count.max(MIN_CAPACITY));
     // SAFETY: just made, owned here.
-    let mut ring = LogRing::init(unsafe { ring_mut(block.cast()) }, LogHeader { window_ms, total });
+    let mut ring = LogRing::init(unsafe { words_mut(block.cast()) }, LogHeader { window_ms, total });
     let mut ok = true;
     for _ in 0..count {
         match (next(), next()) {
@@ -131,7 +103,7 @@ fn from_whole(mut next: impl FnMut() -> Option<u64>) -> Option<*mut c_void> {
     if ok && SlidingLog::valid(&ring) {
         Some(block.cast())
     } else {
-        api!(RedisModule_Free(block.cast()));
+        block::free(block.cast());
         None
     }
 }
@@ -160,7 +132,7 @@ impl Stored for LogChange {
         }
         let block = alloc(w.len_after(0).max(MIN_CAPACITY));
         // SAFETY: just made, owned here.
-        let mut ring = LogRing::init(unsafe { ring_mut(block.cast()) }, w.header);
+        let mut ring = LogRing::init(unsafe { words_mut(block.cast()) }, w.header);
         w.apply(&mut ring);
         Some(block.cast())
     }
@@ -173,7 +145,7 @@ impl Stored for LogChange {
     ) -> Option<*mut c_void> {
         // SAFETY: per the contract; the key is open for writing, and nothing
         // else reads the block meanwhile.
-        let words = unsafe { ring_mut(value) };
+        let words = unsafe { words_mut(value) };
         let mut ring = LogRing::open(words)?;
         let before = ring.len();
         if w.delete || !w.fits(before) {
@@ -194,7 +166,7 @@ impl Stored for LogChange {
         // Grow (by doubling, to at least what the change needs), then apply.
         let bigger = copy_into_new(&ring, after.max(2 * capacity).min(MAX_LOG_LIMIT as usize));
         // SAFETY: just made, owned here.
-        let mut grown = LogRing::open(unsafe { ring_mut(bigger) })?;
+        let mut grown = LogRing::open(unsafe { words_mut(bigger) })?;
         w.apply(&mut grown);
         replace(key, ty, value, bigger)
     }
@@ -218,7 +190,7 @@ impl Stored for LogChange {
             }
             let Some(block) = from_whole(|| words.next()) else { return false };
             if words.next().is_some() {
-                api!(RedisModule_Free(block));
+                block::free(block);
                 return false;
             }
             let stored = match key.slot() {
@@ -227,7 +199,7 @@ impl Stored for LogChange {
                 _ => key.set_value(ty, block),
             };
             if !stored {
-                api!(RedisModule_Free(block));
+                block::free(block);
             }
             return stored;
         }
@@ -238,7 +210,7 @@ impl Stored for LogChange {
             Slot::Empty => match Self::create(&change) {
                 Some(block) if key.set_value(ty, block) => true,
                 Some(block) => {
-                    api!(RedisModule_Free(block));
+                    block::free(block);
                     false
                 }
                 None => false,
@@ -289,29 +261,15 @@ impl Stored for LogChange {
 
     unsafe fn mem_usage(value: *const c_void) -> usize {
         // SAFETY: per the contract.
-        8 * (1 + unsafe { ring(value) }.len())
+        unsafe { block::bytes(value) }
     }
 
     unsafe fn copy(value: *const c_void) -> *mut c_void {
         // SAFETY: per the contract.
-        let log = unsafe { read(value.cast_mut()) };
-        copy_into_new(&log, log.capacity())
+        unsafe { block::copy(value) }
     }
 
     unsafe fn free(value: *mut c_void) {
-        api!(RedisModule_Free(value));
-    }
-}
-
-/// Makes `new` the value of `key` in place of `old` (both log blocks) and
-/// frees the one the key does not hold: `new` (returned), or `None` if the
-/// server refused it (the key still holds `old`).
-fn replace(key: &OpenKey<'_>, ty: *mut RedisModuleType, old: *mut c_void, new: *mut c_void) -> Option<*mut c_void> {
-    if key.replace_value(ty, new) {
-        api!(RedisModule_Free(old));
-        Some(new)
-    } else {
-        api!(RedisModule_Free(new));
-        None
+        block::free(value);
     }
 }

@@ -3,6 +3,7 @@
 //! (`kinds`); every entry from the server comes through `entry`.
 
 pub mod args;
+pub mod block;
 pub mod clock;
 pub mod command_info;
 pub mod commands;

@@ -1,0 +1,82 @@
+//! The one allocation of a variable-size state (a log, a lease set): a
+//! block of words from the server's allocator, `[len, words..]`, so
+//! `used_memory`, `maxmemory` and MEMORY USAGE see it. The block holds no
+//! pointer, so a copy of its words is the same state.
+
+use std::ffi::c_void;
+
+use redis_module::raw::RedisModuleType;
+
+use super::ffi::{api, OpenKey};
+
+/// A new block of `len` zeroed words; ownership passes to the caller.
+pub fn alloc(len: usize) -> *mut c_void {
+    let p = api!(RedisModule_Alloc(8 * (1 + len))).cast::<u64>();
+    // SAFETY: RedisModule_Alloc returns at least the requested size, aligned
+    // for any type (it aborts on OOM, never returns NULL).
+    unsafe {
+        p.write(len as u64);
+        std::ptr::write_bytes(p.add(1), 0, len);
+    }
+    p.cast()
+}
+
+/// The block's words.
+///
+/// # Safety
+/// `value` is a live block made by [`alloc`] (or a copy), not written for `'v`.
+pub unsafe fn words<'v>(value: *const c_void) -> &'v [u64] {
+    let p = value.cast::<u64>();
+    // SAFETY: per the contract: word 0 is the length of what follows.
+    unsafe { std::slice::from_raw_parts(p.add(1), *p as usize) }
+}
+
+/// The same, to write.
+///
+/// # Safety
+/// As for [`words`], and nothing else reads it for `'v`.
+pub unsafe fn words_mut<'v>(value: *mut c_void) -> &'v mut [u64] {
+    let p = value.cast::<u64>();
+    // SAFETY: per the contract.
+    unsafe { std::slice::from_raw_parts_mut(p.add(1), *p as usize) }
+}
+
+/// What a block costs: its words and its length word.
+///
+/// # Safety
+/// As for [`words`].
+pub unsafe fn bytes(value: *const c_void) -> usize {
+    // SAFETY: per the contract.
+    8 * (1 + unsafe { words(value) }.len())
+}
+
+/// A new block with the same words.
+///
+/// # Safety
+/// As for [`words`].
+pub unsafe fn copy(value: *const c_void) -> *mut c_void {
+    // SAFETY: per the contract.
+    let from = unsafe { words(value) };
+    let block = alloc(from.len());
+    // SAFETY: just made, owned here, of the same length.
+    unsafe { words_mut(block) }.copy_from_slice(from);
+    block
+}
+
+/// Frees a block.
+pub fn free(value: *mut c_void) {
+    api!(RedisModule_Free(value));
+}
+
+/// Makes `new` the value of `key` in place of `old` (both blocks of type
+/// `ty`) and frees the one the key does not hold: `new` (returned), or
+/// `None` if the server refused it (the key still holds `old`).
+pub fn replace(key: &OpenKey<'_>, ty: *mut RedisModuleType, old: *mut c_void, new: *mut c_void) -> Option<*mut c_void> {
+    if key.replace_value(ty, new) {
+        free(old);
+        Some(new)
+    } else {
+        free(new);
+        None
+    }
+}
