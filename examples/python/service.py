@@ -21,6 +21,8 @@ If Redis is unreachable or slow, FAIL_MODE decides: "closed" answers 503,
 "open" serves from a small in-process limit (the global limit divided by the
 number of instances), so an outage never means unlimited traffic.
 
+The RateLimit fields follow the IETF draft (ratelimit_headers.py).
+
 Run it by hand: see README.md. Standard library plus redis-py only.
 """
 
@@ -38,13 +40,9 @@ from redis.backoff import NoBackoff
 from redis.retry import Retry
 
 from local_bucket import LimitReply, LocalBucket
+from ratelimit_headers import Policy, ceil_s, most_restrictive, policy_field, ratelimit_item
 
 log = logging.getLogger("ratelimited-service")
-
-
-def ceil_s(ms: int) -> int:
-    """Whole seconds, rounded up: waiting the advertised time is always enough."""
-    return -(-ms // 1000)
 
 
 # --- who is calling ---------------------------------------------------------
@@ -118,8 +116,7 @@ class Layer:
     name: str  # the policy's name in RateLimit headers and in 429 bodies
     key_suffix: Callable[[Identity], str]
     spec: tuple  # the RL.ALL spec, without COST
-    quota: int  # q: the limit's size (the module's `limit` reply field)
-    window_s: int  # w: how long an empty limit takes to fill up again, in seconds
+    policy: Policy  # q, w and how it refills: RateLimit-Policy and RateLimit
     charged_route_cost: bool  # COST is the route's cost (else 1 per request)
 
     def redis_key(self, who: Identity) -> str:
@@ -129,41 +126,19 @@ class Layer:
 
 
 def build_layers(lim: Limits) -> List[Layer]:
+    # w: how long an empty limit takes to fill up again, in seconds.
+    work_fill_ms = -(-lim.work_capacity * lim.work_refill_period_ms // lim.work_refill)
     return [
         Layer("key", lambda who: f"key:{who.key_id}", ("GCRA", lim.key_limit, lim.key_period_ms),
-              lim.key_limit, ceil_s(lim.key_period_ms), False),
+              Policy("key", lim.key_limit, ceil_s(lim.key_period_ms), refill=(lim.key_period_ms, lim.key_limit)),
+              False),
         Layer("tenant", lambda who: "tenant", ("SLIDE", lim.tenant_limit, lim.tenant_window_ms),
-              lim.tenant_limit, ceil_s(lim.tenant_window_ms), False),
+              Policy("tenant", lim.tenant_limit, ceil_s(lim.tenant_window_ms)), False),
         Layer("work", lambda who: "work",
               ("TOKENBUCKET", lim.work_capacity, lim.work_refill, lim.work_refill_period_ms),
-              lim.work_capacity, ceil_s(-(-lim.work_capacity * lim.work_refill_period_ms // lim.work_refill)), True),
+              Policy("work", lim.work_capacity, ceil_s(work_fill_ms),
+                     refill=(lim.work_refill_period_ms, lim.work_refill)), True),
     ]
-
-
-def policy_item(name: str, quota: int, window_s: int) -> str:
-    # IETF draft-ietf-httpapi-ratelimit-headers: a List of Items, each a
-    # String (the policy name) with q (quota) and w (window, seconds).
-    return f'"{name}";q={quota};w={window_s}'
-
-
-def ratelimit_item(name: str, reply: LimitReply) -> str:
-    # r: what is left now; t: seconds until it is full again, rounded up.
-    return f'"{name}";r={reply.remaining};t={ceil_s(reply.reset_after_ms)}'
-
-
-def most_restrictive(replies: List[LimitReply], costs: List[int], allowed: bool) -> int:
-    """The index of the limit whose numbers go into the RateLimit field.
-
-    Denied: the denying limit with the longest wait (the one that sets
-    Retry-After; "never", -1, counts as the longest).
-    Allowed: the limit that admits the fewest more requests like this one,
-    remaining // cost (each limit counts its own units), ties going to the one
-    that takes longest to fill up again.
-    """
-    if not allowed:
-        denying = [i for i, r in enumerate(replies) if not r.allowed]
-        return max(denying, key=lambda i: float("inf") if replies[i].retry_after_ms < 0 else replies[i].retry_after_ms)
-    return min(range(len(replies)), key=lambda i: (replies[i].remaining // max(1, costs[i]), -replies[i].reset_after_ms))
 
 
 # --- the decision ----------------------------------------------------------------
@@ -211,12 +186,13 @@ class RateLimitedApi:
         self.api_keys = api_keys
         self.config = config
         self.layers = build_layers(config.limits)
-        self.policy_header = ", ".join(policy_item(l.name, l.quota, l.window_s) for l in self.layers)
+        self.policy_header = policy_field([l.policy for l in self.layers])
         # This instance's share of the global limit, used only while Redis is down.
         share = max(1, config.global_limit // max(1, config.instances))
         kwargs = {"clock": fallback_clock} if fallback_clock else {}
         self.fallback = LocalBucket(share, config.global_period_ms, **kwargs)
-        self.fallback_policy = policy_item("fallback", share, ceil_s(config.global_period_ms))
+        self.fallback_policy = Policy("fallback", share, ceil_s(config.global_period_ms),
+                                      refill=(config.global_period_ms, share))
 
     def authenticate(self, authorization: Optional[str]) -> Optional[Identity]:
         scheme, _, token = (authorization or "").partition(" ")
@@ -238,7 +214,7 @@ class RateLimitedApi:
         replies = [LimitReply(bool(a), l, r, ra, rs) for a, l, r, ra, rs in limits]
         i = most_restrictive(replies, costs, bool(allowed))
         name = self.layers[i].name
-        headers = {"RateLimit-Policy": self.policy_header, "RateLimit": ratelimit_item(name, replies[i])}
+        headers = {"RateLimit-Policy": self.policy_header, "RateLimit": ratelimit_item(self.layers[i].policy, replies[i])}
         if allowed:
             return Verdict(200, headers)
         if retry_ms < 0:
@@ -257,7 +233,8 @@ class RateLimitedApi:
         # per-key and per-tenant fairness is gone until Redis is back; the
         # total is still bounded.
         reply = self.fallback.take(1)
-        headers = {"RateLimit-Policy": self.fallback_policy, "RateLimit": ratelimit_item("fallback", reply)}
+        headers = {"RateLimit-Policy": self.fallback_policy.item(),
+                   "RateLimit": ratelimit_item(self.fallback_policy, reply)}
         if reply.allowed:
             return Verdict(200, headers)
         headers["Retry-After"] = str(ceil_s(reply.retry_after_ms))
