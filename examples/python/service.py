@@ -21,7 +21,10 @@ If Redis is unreachable or slow, FAIL_MODE decides: "closed" answers 503,
 "open" serves from a small in-process limit (the global limit divided by the
 number of instances), so an outage never means unlimited traffic.
 
-The RateLimit fields follow the IETF draft (ratelimit_headers.py).
+POST /v1/chat is an LLM gateway with limits of its own: it reserves
+max_tokens before the model call and refunds what the call did not use
+(llm_gateway.py). The RateLimit fields follow the IETF draft
+(ratelimit_headers.py).
 
 Run it by hand: see README.md. Standard library plus redis-py only.
 """
@@ -39,6 +42,7 @@ import redis
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
+from llm_gateway import CHAT_PATH, LlmGateway, LlmLimits, Upstream, demo_upstream, parse_max_tokens
 from local_bucket import LimitReply, LocalBucket
 from ratelimit_headers import Policy, ceil_s, most_restrictive, policy_field, ratelimit_item
 
@@ -53,6 +57,7 @@ class Identity:
     key_id: str  # a stable, non-secret id of the API key: this goes into Redis key names
     user_id: str
     tenant_id: str  # ours, not the client's: it must not contain '{' or '}' (hash tag)
+    zone: str = "UTC"  # the tenant's IANA time zone: its daily token quota resets at its local midnight
 
 
 # API key -> who it belongs to. In a real service this is a lookup in your
@@ -60,9 +65,9 @@ class Identity:
 # never reaches Redis, only its id: key names show up in MONITOR, SLOWLOG,
 # KEYS and the logs of whoever runs Redis.
 DEMO_API_KEYS: Dict[str, Identity] = {
-    "demo-key-alice": Identity("k1", "alice", "acme"),
-    "demo-key-bob": Identity("k2", "bob", "acme"),
-    "demo-key-carol": Identity("k3", "carol", "globex"),
+    "demo-key-alice": Identity("k1", "alice", "acme", "America/New_York"),
+    "demo-key-bob": Identity("k2", "bob", "acme", "America/New_York"),
+    "demo-key-carol": Identity("k3", "carol", "globex", "Europe/Berlin"),
 }
 
 
@@ -165,6 +170,7 @@ class Config:
     global_limit: int = 600  # requests the whole fleet may serve per global_period_ms
     global_period_ms: int = 60_000
     fail_closed_retry_after_s: int = 5
+    llm: LlmLimits = LlmLimits()  # POST /v1/chat, the LLM gateway (llm_gateway.py)
 
     @staticmethod
     def from_env(env: Mapping[str, str]) -> "Config":
@@ -179,7 +185,7 @@ class Config:
 
 class RateLimitedApi:
     def __init__(self, redis_client: "redis.Redis", api_keys: Mapping[str, Identity], config: Config = Config(),
-                 fallback_clock: Optional[Callable[[], int]] = None):
+                 fallback_clock: Optional[Callable[[], int]] = None, upstream: Optional[Upstream] = None):
         if config.fail_mode not in ("open", "closed"):
             raise ValueError("fail_mode must be 'open' or 'closed'")
         self.redis = redis_client
@@ -193,6 +199,8 @@ class RateLimitedApi:
         self.fallback = LocalBucket(share, config.global_period_ms, **kwargs)
         self.fallback_policy = Policy("fallback", share, ceil_s(config.global_period_ms),
                                       refill=(config.global_period_ms, share))
+        # POST /v1/chat exists when there is a model to call.
+        self.llm = LlmGateway(redis_client, config.llm, upstream) if upstream else None
 
     def authenticate(self, authorization: Optional[str]) -> Optional[Identity]:
         scheme, _, token = (authorization or "").partition(" ")
@@ -258,6 +266,8 @@ class RateLimitedApi:
         who = self.authenticate(req.headers.get("Authorization"))
         if who is None:
             return self._send(req, 401, {"WWW-Authenticate": 'Bearer realm="api"'}, {"error": "unauthorized"})
+        if self.llm is not None and (req.command, path) == ("POST", CHAT_PATH):
+            return self._chat(req, who, raw)
         route = ROUTES.get((req.command, path))
         if route is None:
             return self._send(req, 404, {}, {"error": "not_found"})
@@ -271,6 +281,20 @@ class RateLimitedApi:
         if verdict.status != 200:
             return self._send(req, verdict.status, verdict.headers, verdict.body)  # rejected before any work
         self._send(req, 200, verdict.headers, route.work(who, body))
+
+    def _chat(self, req: BaseHTTPRequestHandler, who: Identity, raw: bytes) -> None:
+        try:
+            body = json.loads(raw) if raw else None
+            max_tokens = parse_max_tokens(body, self.config.llm.max_tokens_cap)
+        except ValueError as exc:
+            return self._send(req, 400, {}, {"error": "bad_request", "detail": str(exc)})
+
+        def without_redis():
+            verdict = self._without_redis()
+            return verdict.status, verdict.headers, verdict.body
+
+        status, headers, answer = self.llm.chat(who, body, max_tokens, without_redis)
+        self._send(req, status, headers, answer)
 
     @staticmethod
     def _send(req: BaseHTTPRequestHandler, status: int, headers: Mapping[str, str], body: Optional[dict]) -> None:
@@ -326,7 +350,7 @@ def main() -> None:
     env = os.environ
     config = Config.from_env(env)
     client = connect_redis(env.get("REDIS_URL", "redis://127.0.0.1:6379/0"), int(env.get("REDIS_TIMEOUT_MS", "100")))
-    api = RateLimitedApi(client, DEMO_API_KEYS, config)
+    api = RateLimitedApi(client, DEMO_API_KEYS, config, upstream=demo_upstream)
     host, port = env.get("HOST", "127.0.0.1"), int(env.get("PORT", "8080"))
     server = make_server(api, host, port)
     print(f"listening on http://{host}:{server.server_port} (FAIL_MODE={config.fail_mode}, "

@@ -21,10 +21,14 @@
 // "open" serves from a small in-process limit (the global limit divided by
 // the number of instances), so an outage never means unlimited traffic.
 //
-// The RateLimit fields follow the IETF draft (ratelimitHeaders.js).
+// POST /v1/chat is an LLM gateway with limits of its own: it reserves
+// max_tokens before the model call and refunds what the call did not use
+// (llmGateway.js). The RateLimit fields follow the IETF draft
+// (ratelimitHeaders.js).
 
 import http from 'node:http';
 import Redis from 'ioredis';
+import { BadChatRequest, CHAT_PATH, DEFAULT_LLM_LIMITS, LlmGateway, parseMaxTokens } from './llmGateway.js';
 import { LocalBucket, monotonicUs } from './localBucket.js';
 import { ceilS, mostRestrictive, policy, policyField, policyItem, ratelimitItem, toReply } from './ratelimitHeaders.js';
 
@@ -37,10 +41,12 @@ export { ceilS, mostRestrictive };
 // never reaches Redis, only the key's id (keyId): key names show up in
 // MONITOR, SLOWLOG, KEYS and the logs of whoever runs Redis. tenantId is
 // ours, not the client's: it must not contain '{' or '}' (the hash tag).
+// zone: the tenant's IANA time zone: its daily token quota (POST /v1/chat)
+// resets at its local midnight.
 export const DEMO_API_KEYS = new Map([
-  ['demo-key-alice', { keyId: 'k1', userId: 'alice', tenantId: 'acme' }],
-  ['demo-key-bob', { keyId: 'k2', userId: 'bob', tenantId: 'acme' }],
-  ['demo-key-carol', { keyId: 'k3', userId: 'carol', tenantId: 'globex' }],
+  ['demo-key-alice', { keyId: 'k1', userId: 'alice', tenantId: 'acme', zone: 'America/New_York' }],
+  ['demo-key-bob', { keyId: 'k2', userId: 'bob', tenantId: 'acme', zone: 'America/New_York' }],
+  ['demo-key-carol', { keyId: 'k3', userId: 'carol', tenantId: 'globex', zone: 'Europe/Berlin' }],
 ]);
 
 // --- what the routes cost --------------------------------------------------------
@@ -117,6 +123,7 @@ export const DEFAULT_CONFIG = Object.freeze({
   globalLimit: 600, // requests the whole fleet may serve per globalPeriodMs
   globalPeriodMs: 60_000,
   failClosedRetryAfterS: 5,
+  llm: DEFAULT_LLM_LIMITS, // POST /v1/chat, the LLM gateway (llmGateway.js)
 });
 
 export function configFromEnv(env) {
@@ -131,7 +138,9 @@ export function configFromEnv(env) {
 }
 
 export class RateLimitedApi {
-  constructor(redis, apiKeys, config = {}, { fallbackClock = monotonicUs, logger = console } = {}) {
+  // upstream: the model POST /v1/chat calls (see llmGateway.js); without it
+  // that route does not exist.
+  constructor(redis, apiKeys, config = {}, { fallbackClock = monotonicUs, logger = console, upstream = null } = {}) {
     this.redis = redis;
     this.apiKeys = apiKeys;
     this.config = { ...DEFAULT_CONFIG, ...config };
@@ -144,6 +153,7 @@ export class RateLimitedApi {
     this.fallbackPolicy = policy('fallback', share, ceilS(this.config.globalPeriodMs),
       { refill: [this.config.globalPeriodMs, share] });
     this.logger = logger;
+    this.llm = upstream ? new LlmGateway(redis, this.config.llm, upstream, logger) : null;
   }
 
   authenticate(authorization) {
@@ -204,6 +214,20 @@ export class RateLimitedApi {
     };
   }
 
+  async chat(res, who, raw) {
+    let body;
+    let maxTokens;
+    try {
+      body = raw.length ? JSON.parse(raw) : null;
+      maxTokens = parseMaxTokens(body, this.llm.limits.maxTokensCap);
+    } catch (err) {
+      if (!(err instanceof SyntaxError || err instanceof BadChatRequest)) throw err;
+      return send(res, 400, {}, { error: 'bad_request', detail: err.message });
+    }
+    const { status, headers, body: answer } = await this.llm.chat(who, body, maxTokens, () => this.withoutRedis());
+    return send(res, status, headers, answer);
+  }
+
   // --- HTTP ----------------------------------------------------------------------
 
   static MAX_BODY = 64 * 1024;
@@ -222,6 +246,7 @@ export class RateLimitedApi {
 
     const who = this.authenticate(req.headers.authorization);
     if (!who) return send(res, 401, { 'WWW-Authenticate': 'Bearer realm="api"' }, { error: 'unauthorized' });
+    if (this.llm && req.method === 'POST' && path === CHAT_PATH) return this.chat(res, who, raw);
     const route = ROUTES.get(`${req.method} ${path}`);
     if (!route) return send(res, 404, {}, { error: 'not_found' });
     let body;
