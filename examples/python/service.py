@@ -21,6 +21,11 @@ If Redis is unreachable or slow, FAIL_MODE decides: "closed" answers 503,
 "open" serves from a small in-process limit (the global limit divided by the
 number of instances), so an outage never means unlimited traffic.
 
+POST /v1/chat is an LLM gateway with limits of its own: it reserves
+max_tokens before the model call and refunds what the call did not use
+(llm_gateway.py). The RateLimit fields follow the IETF draft
+(ratelimit_headers.py).
+
 Run it by hand: see README.md. Standard library plus redis-py only.
 """
 
@@ -37,14 +42,11 @@ import redis
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
+from llm_gateway import CHAT_PATH, LlmGateway, LlmLimits, Upstream, demo_upstream, parse_max_tokens
 from local_bucket import LimitReply, LocalBucket
+from ratelimit_headers import Policy, ceil_s, most_restrictive, policy_field, ratelimit_item
 
 log = logging.getLogger("ratelimited-service")
-
-
-def ceil_s(ms: int) -> int:
-    """Whole seconds, rounded up: waiting the advertised time is always enough."""
-    return -(-ms // 1000)
 
 
 # --- who is calling ---------------------------------------------------------
@@ -55,6 +57,7 @@ class Identity:
     key_id: str  # a stable, non-secret id of the API key: this goes into Redis key names
     user_id: str
     tenant_id: str  # ours, not the client's: it must not contain '{' or '}' (hash tag)
+    zone: str = "UTC"  # the tenant's IANA time zone: its daily token quota resets at its local midnight
 
 
 # API key -> who it belongs to. In a real service this is a lookup in your
@@ -62,9 +65,9 @@ class Identity:
 # never reaches Redis, only its id: key names show up in MONITOR, SLOWLOG,
 # KEYS and the logs of whoever runs Redis.
 DEMO_API_KEYS: Dict[str, Identity] = {
-    "demo-key-alice": Identity("k1", "alice", "acme"),
-    "demo-key-bob": Identity("k2", "bob", "acme"),
-    "demo-key-carol": Identity("k3", "carol", "globex"),
+    "demo-key-alice": Identity("k1", "alice", "acme", "America/New_York"),
+    "demo-key-bob": Identity("k2", "bob", "acme", "America/New_York"),
+    "demo-key-carol": Identity("k3", "carol", "globex", "Europe/Berlin"),
 }
 
 
@@ -118,8 +121,7 @@ class Layer:
     name: str  # the policy's name in RateLimit headers and in 429 bodies
     key_suffix: Callable[[Identity], str]
     spec: tuple  # the RL.ALL spec, without COST
-    quota: int  # q: the limit's size (the module's `limit` reply field)
-    window_s: int  # w: how long an empty limit takes to fill up again, in seconds
+    policy: Policy  # q, w and how it refills: RateLimit-Policy and RateLimit
     charged_route_cost: bool  # COST is the route's cost (else 1 per request)
 
     def redis_key(self, who: Identity) -> str:
@@ -129,41 +131,19 @@ class Layer:
 
 
 def build_layers(lim: Limits) -> List[Layer]:
+    # w: how long an empty limit takes to fill up again, in seconds.
+    work_fill_ms = -(-lim.work_capacity * lim.work_refill_period_ms // lim.work_refill)
     return [
         Layer("key", lambda who: f"key:{who.key_id}", ("GCRA", lim.key_limit, lim.key_period_ms),
-              lim.key_limit, ceil_s(lim.key_period_ms), False),
+              Policy("key", lim.key_limit, ceil_s(lim.key_period_ms), refill=(lim.key_period_ms, lim.key_limit)),
+              False),
         Layer("tenant", lambda who: "tenant", ("SLIDE", lim.tenant_limit, lim.tenant_window_ms),
-              lim.tenant_limit, ceil_s(lim.tenant_window_ms), False),
+              Policy("tenant", lim.tenant_limit, ceil_s(lim.tenant_window_ms)), False),
         Layer("work", lambda who: "work",
               ("TOKENBUCKET", lim.work_capacity, lim.work_refill, lim.work_refill_period_ms),
-              lim.work_capacity, ceil_s(-(-lim.work_capacity * lim.work_refill_period_ms // lim.work_refill)), True),
+              Policy("work", lim.work_capacity, ceil_s(work_fill_ms),
+                     refill=(lim.work_refill_period_ms, lim.work_refill)), True),
     ]
-
-
-def policy_item(name: str, quota: int, window_s: int) -> str:
-    # IETF draft-ietf-httpapi-ratelimit-headers: a List of Items, each a
-    # String (the policy name) with q (quota) and w (window, seconds).
-    return f'"{name}";q={quota};w={window_s}'
-
-
-def ratelimit_item(name: str, reply: LimitReply) -> str:
-    # r: what is left now; t: seconds until it is full again, rounded up.
-    return f'"{name}";r={reply.remaining};t={ceil_s(reply.reset_after_ms)}'
-
-
-def most_restrictive(replies: List[LimitReply], costs: List[int], allowed: bool) -> int:
-    """The index of the limit whose numbers go into the RateLimit field.
-
-    Denied: the denying limit with the longest wait (the one that sets
-    Retry-After; "never", -1, counts as the longest).
-    Allowed: the limit that admits the fewest more requests like this one,
-    remaining // cost (each limit counts its own units), ties going to the one
-    that takes longest to fill up again.
-    """
-    if not allowed:
-        denying = [i for i, r in enumerate(replies) if not r.allowed]
-        return max(denying, key=lambda i: float("inf") if replies[i].retry_after_ms < 0 else replies[i].retry_after_ms)
-    return min(range(len(replies)), key=lambda i: (replies[i].remaining // max(1, costs[i]), -replies[i].reset_after_ms))
 
 
 # --- the decision ----------------------------------------------------------------
@@ -190,6 +170,7 @@ class Config:
     global_limit: int = 600  # requests the whole fleet may serve per global_period_ms
     global_period_ms: int = 60_000
     fail_closed_retry_after_s: int = 5
+    llm: LlmLimits = LlmLimits()  # POST /v1/chat, the LLM gateway (llm_gateway.py)
 
     @staticmethod
     def from_env(env: Mapping[str, str]) -> "Config":
@@ -204,19 +185,22 @@ class Config:
 
 class RateLimitedApi:
     def __init__(self, redis_client: "redis.Redis", api_keys: Mapping[str, Identity], config: Config = Config(),
-                 fallback_clock: Optional[Callable[[], int]] = None):
+                 fallback_clock: Optional[Callable[[], int]] = None, upstream: Optional[Upstream] = None):
         if config.fail_mode not in ("open", "closed"):
             raise ValueError("fail_mode must be 'open' or 'closed'")
         self.redis = redis_client
         self.api_keys = api_keys
         self.config = config
         self.layers = build_layers(config.limits)
-        self.policy_header = ", ".join(policy_item(l.name, l.quota, l.window_s) for l in self.layers)
+        self.policy_header = policy_field([l.policy for l in self.layers])
         # This instance's share of the global limit, used only while Redis is down.
         share = max(1, config.global_limit // max(1, config.instances))
         kwargs = {"clock": fallback_clock} if fallback_clock else {}
         self.fallback = LocalBucket(share, config.global_period_ms, **kwargs)
-        self.fallback_policy = policy_item("fallback", share, ceil_s(config.global_period_ms))
+        self.fallback_policy = Policy("fallback", share, ceil_s(config.global_period_ms),
+                                      refill=(config.global_period_ms, share))
+        # POST /v1/chat exists when there is a model to call.
+        self.llm = LlmGateway(redis_client, config.llm, upstream) if upstream else None
 
     def authenticate(self, authorization: Optional[str]) -> Optional[Identity]:
         scheme, _, token = (authorization or "").partition(" ")
@@ -238,7 +222,7 @@ class RateLimitedApi:
         replies = [LimitReply(bool(a), l, r, ra, rs) for a, l, r, ra, rs in limits]
         i = most_restrictive(replies, costs, bool(allowed))
         name = self.layers[i].name
-        headers = {"RateLimit-Policy": self.policy_header, "RateLimit": ratelimit_item(name, replies[i])}
+        headers = {"RateLimit-Policy": self.policy_header, "RateLimit": ratelimit_item(self.layers[i].policy, replies[i])}
         if allowed:
             return Verdict(200, headers)
         if retry_ms < 0:
@@ -257,7 +241,8 @@ class RateLimitedApi:
         # per-key and per-tenant fairness is gone until Redis is back; the
         # total is still bounded.
         reply = self.fallback.take(1)
-        headers = {"RateLimit-Policy": self.fallback_policy, "RateLimit": ratelimit_item("fallback", reply)}
+        headers = {"RateLimit-Policy": self.fallback_policy.item(),
+                   "RateLimit": ratelimit_item(self.fallback_policy, reply)}
         if reply.allowed:
             return Verdict(200, headers)
         headers["Retry-After"] = str(ceil_s(reply.retry_after_ms))
@@ -281,6 +266,8 @@ class RateLimitedApi:
         who = self.authenticate(req.headers.get("Authorization"))
         if who is None:
             return self._send(req, 401, {"WWW-Authenticate": 'Bearer realm="api"'}, {"error": "unauthorized"})
+        if self.llm is not None and (req.command, path) == ("POST", CHAT_PATH):
+            return self._chat(req, who, raw)
         route = ROUTES.get((req.command, path))
         if route is None:
             return self._send(req, 404, {}, {"error": "not_found"})
@@ -294,6 +281,20 @@ class RateLimitedApi:
         if verdict.status != 200:
             return self._send(req, verdict.status, verdict.headers, verdict.body)  # rejected before any work
         self._send(req, 200, verdict.headers, route.work(who, body))
+
+    def _chat(self, req: BaseHTTPRequestHandler, who: Identity, raw: bytes) -> None:
+        try:
+            body = json.loads(raw) if raw else None
+            max_tokens = parse_max_tokens(body, self.config.llm.max_tokens_cap)
+        except ValueError as exc:
+            return self._send(req, 400, {}, {"error": "bad_request", "detail": str(exc)})
+
+        def without_redis():
+            verdict = self._without_redis()
+            return verdict.status, verdict.headers, verdict.body
+
+        status, headers, answer = self.llm.chat(who, body, max_tokens, without_redis)
+        self._send(req, status, headers, answer)
 
     @staticmethod
     def _send(req: BaseHTTPRequestHandler, status: int, headers: Mapping[str, str], body: Optional[dict]) -> None:
@@ -349,7 +350,7 @@ def main() -> None:
     env = os.environ
     config = Config.from_env(env)
     client = connect_redis(env.get("REDIS_URL", "redis://127.0.0.1:6379/0"), int(env.get("REDIS_TIMEOUT_MS", "100")))
-    api = RateLimitedApi(client, DEMO_API_KEYS, config)
+    api = RateLimitedApi(client, DEMO_API_KEYS, config, upstream=demo_upstream)
     host, port = env.get("HOST", "127.0.0.1"), int(env.get("PORT", "8080"))
     server = make_server(api, host, port)
     print(f"listening on http://{host}:{server.server_port} (FAIL_MODE={config.fail_mode}, "

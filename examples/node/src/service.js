@@ -20,13 +20,19 @@
 // If Redis is unreachable or slow, failMode decides: "closed" answers 503,
 // "open" serves from a small in-process limit (the global limit divided by
 // the number of instances), so an outage never means unlimited traffic.
+//
+// POST /v1/chat is an LLM gateway with limits of its own: it reserves
+// max_tokens before the model call and refunds what the call did not use
+// (llmGateway.js). The RateLimit fields follow the IETF draft
+// (ratelimitHeaders.js).
 
 import http from 'node:http';
 import Redis from 'ioredis';
+import { BadChatRequest, CHAT_PATH, DEFAULT_LLM_LIMITS, LlmGateway, parseMaxTokens } from './llmGateway.js';
 import { LocalBucket, monotonicUs } from './localBucket.js';
+import { ceilS, mostRestrictive, policy, policyField, policyItem, ratelimitItem, toReply } from './ratelimitHeaders.js';
 
-// Whole seconds, rounded up: waiting the advertised time is always enough.
-export const ceilS = (ms) => Math.ceil(ms / 1000);
+export { ceilS, mostRestrictive };
 
 // --- who is calling ------------------------------------------------------------
 
@@ -35,10 +41,12 @@ export const ceilS = (ms) => Math.ceil(ms / 1000);
 // never reaches Redis, only the key's id (keyId): key names show up in
 // MONITOR, SLOWLOG, KEYS and the logs of whoever runs Redis. tenantId is
 // ours, not the client's: it must not contain '{' or '}' (the hash tag).
+// zone: the tenant's IANA time zone: its daily token quota (POST /v1/chat)
+// resets at its local midnight.
 export const DEMO_API_KEYS = new Map([
-  ['demo-key-alice', { keyId: 'k1', userId: 'alice', tenantId: 'acme' }],
-  ['demo-key-bob', { keyId: 'k2', userId: 'bob', tenantId: 'acme' }],
-  ['demo-key-carol', { keyId: 'k3', userId: 'carol', tenantId: 'globex' }],
+  ['demo-key-alice', { keyId: 'k1', userId: 'alice', tenantId: 'acme', zone: 'America/New_York' }],
+  ['demo-key-bob', { keyId: 'k2', userId: 'bob', tenantId: 'acme', zone: 'America/New_York' }],
+  ['demo-key-carol', { keyId: 'k3', userId: 'carol', tenantId: 'globex', zone: 'Europe/Berlin' }],
 ]);
 
 // --- what the routes cost --------------------------------------------------------
@@ -80,17 +88,18 @@ export const DEFAULT_LIMITS = Object.freeze({
 });
 
 // name: the policy's name in RateLimit headers and 429 bodies; spec: the
-// RL.ALL spec without COST; quota (q): the limit's size; windowS (w): how
-// long an empty limit takes to fill up again; routeCost: charged the route's
-// cost (else 1 per request).
+// RL.ALL spec without COST; policy: q, w (how long an empty limit takes to
+// fill up again) and how it refills, for RateLimit-Policy and RateLimit;
+// routeCost: charged the route's cost (else 1 per request).
 export function buildLayers(l) {
+  const workFillMs = Math.ceil((l.workCapacity * l.workRefillPeriodMs) / l.workRefill);
   return [
     { name: 'key', suffix: (who) => `key:${who.keyId}`, spec: ['GCRA', l.keyLimit, l.keyPeriodMs],
-      quota: l.keyLimit, windowS: ceilS(l.keyPeriodMs), routeCost: false },
+      policy: policy('key', l.keyLimit, ceilS(l.keyPeriodMs), { refill: [l.keyPeriodMs, l.keyLimit] }), routeCost: false },
     { name: 'tenant', suffix: () => 'tenant', spec: ['SLIDE', l.tenantLimit, l.tenantWindowMs],
-      quota: l.tenantLimit, windowS: ceilS(l.tenantWindowMs), routeCost: false },
+      policy: policy('tenant', l.tenantLimit, ceilS(l.tenantWindowMs)), routeCost: false },
     { name: 'work', suffix: () => 'work', spec: ['TOKENBUCKET', l.workCapacity, l.workRefill, l.workRefillPeriodMs],
-      quota: l.workCapacity, windowS: ceilS(Math.ceil((l.workCapacity * l.workRefillPeriodMs) / l.workRefill)),
+      policy: policy('work', l.workCapacity, ceilS(workFillMs), { refill: [l.workRefillPeriodMs, l.workRefill] }),
       routeCost: true },
   ];
 }
@@ -98,37 +107,6 @@ export function buildLayers(l) {
 // One hash tag per tenant: every key of one RL.ALL call is in the same
 // cluster slot. Only server-side ids go in here.
 const redisKey = (who, layer) => `{tenant:${who.tenantId}}:${layer.suffix(who)}`;
-
-// IETF draft-ietf-httpapi-ratelimit-headers: a List of Items, each a String
-// (the policy name) with q (quota) and w (window, seconds) ...
-export const policyItem = (name, quota, windowS) => `"${name}";q=${quota};w=${windowS}`;
-// ... and r (what is left now), t (seconds until full again, rounded up).
-export const ratelimitItem = (name, reply) => `"${name}";r=${reply.remaining};t=${ceilS(reply.resetAfterMs)}`;
-
-// The index of the limit whose numbers go into the RateLimit field.
-// Denied: the denying limit with the longest wait (the one that sets
-// Retry-After; "never", -1, counts as the longest).
-// Allowed: the limit that admits the fewest more requests like this one,
-// remaining / cost (each limit counts its own units), ties going to the one
-// that takes longest to fill up again.
-export function mostRestrictive(replies, costs, allowed) {
-  let best = -1;
-  let bestRank;
-  replies.forEach((r, i) => {
-    let rank;
-    if (!allowed) {
-      if (r.allowed) return;
-      rank = [-(r.retryAfterMs < 0 ? Infinity : r.retryAfterMs), 0];
-    } else {
-      rank = [Math.floor(r.remaining / Math.max(1, costs[i])), -r.resetAfterMs];
-    }
-    if (best < 0 || rank[0] < bestRank[0] || (rank[0] === bestRank[0] && rank[1] < bestRank[1])) {
-      best = i;
-      bestRank = rank;
-    }
-  });
-  return best;
-}
 
 // --- the decision --------------------------------------------------------------------
 
@@ -145,6 +123,7 @@ export const DEFAULT_CONFIG = Object.freeze({
   globalLimit: 600, // requests the whole fleet may serve per globalPeriodMs
   globalPeriodMs: 60_000,
   failClosedRetryAfterS: 5,
+  llm: DEFAULT_LLM_LIMITS, // POST /v1/chat, the LLM gateway (llmGateway.js)
 });
 
 export function configFromEnv(env) {
@@ -159,18 +138,22 @@ export function configFromEnv(env) {
 }
 
 export class RateLimitedApi {
-  constructor(redis, apiKeys, config = {}, { fallbackClock = monotonicUs, logger = console } = {}) {
+  // upstream: the model POST /v1/chat calls (see llmGateway.js); without it
+  // that route does not exist.
+  constructor(redis, apiKeys, config = {}, { fallbackClock = monotonicUs, logger = console, upstream = null } = {}) {
     this.redis = redis;
     this.apiKeys = apiKeys;
     this.config = { ...DEFAULT_CONFIG, ...config };
     if (!['open', 'closed'].includes(this.config.failMode)) throw new RangeError("failMode must be 'open' or 'closed'");
     this.layers = buildLayers(this.config.limits);
-    this.policyHeader = this.layers.map((l) => policyItem(l.name, l.quota, l.windowS)).join(', ');
+    this.policyHeader = policyField(this.layers.map((l) => l.policy));
     // This instance's share of the global limit, used only while Redis is down.
     const share = Math.max(1, Math.floor(this.config.globalLimit / Math.max(1, this.config.instances)));
     this.fallback = new LocalBucket(share, this.config.globalPeriodMs, fallbackClock);
-    this.fallbackPolicy = policyItem('fallback', share, ceilS(this.config.globalPeriodMs));
+    this.fallbackPolicy = policy('fallback', share, ceilS(this.config.globalPeriodMs),
+      { refill: [this.config.globalPeriodMs, share] });
     this.logger = logger;
+    this.llm = upstream ? new LlmGateway(redis, this.config.llm, upstream, logger) : null;
   }
 
   authenticate(authorization) {
@@ -193,12 +176,10 @@ export class RateLimitedApi {
       return this.withoutRedis();
     }
     const [allowed, retryMs, ...limits] = reply;
-    const replies = limits.map(([a, limit, remaining, retryAfterMs, resetAfterMs]) => ({
-      allowed: a === 1, limit, remaining, retryAfterMs, resetAfterMs,
-    }));
+    const replies = limits.map(toReply);
     const i = mostRestrictive(replies, costs, allowed === 1);
     const name = this.layers[i].name;
-    const headers = { 'RateLimit-Policy': this.policyHeader, RateLimit: ratelimitItem(name, replies[i]) };
+    const headers = { 'RateLimit-Policy': this.policyHeader, RateLimit: ratelimitItem(this.layers[i].policy, replies[i]) };
     if (allowed === 1) return { status: 200, headers };
     if (retryMs < 0) {
       // The request can never fit: its cost is larger than the limit itself.
@@ -221,7 +202,9 @@ export class RateLimitedApi {
     // Fail open, but not unlimited: one request is one unit here. Per-key and
     // per-tenant fairness is gone until Redis is back; the total is bounded.
     const reply = this.fallback.take(1);
-    const headers = { 'RateLimit-Policy': this.fallbackPolicy, RateLimit: ratelimitItem('fallback', reply) };
+    const headers = {
+      'RateLimit-Policy': policyItem(this.fallbackPolicy), RateLimit: ratelimitItem(this.fallbackPolicy, reply),
+    };
     if (reply.allowed) return { status: 200, headers };
     headers['Retry-After'] = String(ceilS(reply.retryAfterMs));
     return {
@@ -229,6 +212,20 @@ export class RateLimitedApi {
       headers,
       body: { error: 'rate_limited', limit: 'fallback', retry_after_s: ceilS(reply.retryAfterMs) },
     };
+  }
+
+  async chat(res, who, raw) {
+    let body;
+    let maxTokens;
+    try {
+      body = raw.length ? JSON.parse(raw) : null;
+      maxTokens = parseMaxTokens(body, this.llm.limits.maxTokensCap);
+    } catch (err) {
+      if (!(err instanceof SyntaxError || err instanceof BadChatRequest)) throw err;
+      return send(res, 400, {}, { error: 'bad_request', detail: err.message });
+    }
+    const { status, headers, body: answer } = await this.llm.chat(who, body, maxTokens, () => this.withoutRedis());
+    return send(res, status, headers, answer);
   }
 
   // --- HTTP ----------------------------------------------------------------------
@@ -249,6 +246,7 @@ export class RateLimitedApi {
 
     const who = this.authenticate(req.headers.authorization);
     if (!who) return send(res, 401, { 'WWW-Authenticate': 'Bearer realm="api"' }, { error: 'unauthorized' });
+    if (this.llm && req.method === 'POST' && path === CHAT_PATH) return this.chat(res, who, raw);
     const route = ROUTES.get(`${req.method} ${path}`);
     if (!route) return send(res, 404, {}, { error: 'not_found' });
     let body;

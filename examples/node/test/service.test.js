@@ -8,11 +8,11 @@
 // the two ends (nearly always both ends give the same value).
 
 import assert from 'node:assert/strict';
-import http from 'node:http';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import Redis from 'ioredis';
 import { RetryingClient, sendHttp } from '../src/retryClient.js';
 import { RateLimitedApi, connectRedis, createServer } from '../src/service.js';
+import { assertRateLimit as checkRateLimit, assertRefused as checkRefused, ceilS, request, valuesBetween } from './http.js';
 import { RedisServer } from './redisServer.js';
 
 const HOUR = 3_600_000;
@@ -33,45 +33,15 @@ const API_KEYS = new Map([
   ['sk-dave', { keyId: 'k-dave', userId: 'dave', tenantId: 'initech' }],
 ]);
 
-const ceilS = (ms) => Math.ceil(ms / 1000);
 const silent = { warn() {}, error() {} };
 
-// What a step function of a duration gives anywhere in [lo, hi] (hi - lo < 1 s).
-function valuesBetween(fn, [lo, hi]) {
-  assert.ok(hi - lo >= 0 && hi - lo < 1000, `requests too slow to pin down the values: ${lo}..${hi}`);
-  return new Set([fn(lo), fn(hi)]);
-}
 // Bounds on the server time elapsed from `first` to `reply`, in ms.
 const since = (first, reply) => [Math.max(0, reply.before - first.after), reply.after - first.before];
 // Bounds on how far into its sliding window (aligned to the epoch) the server was.
 const intoWindow = (reply) => [reply.before % W, reply.after % W];
 
-// One request on a fresh connection; the server decided within [before, after].
-function request(port, method, path, { key, headers = {}, body } = {}) {
-  const h = { ...headers };
-  if (key) h.Authorization = `Bearer ${key}`;
-  const data = body === undefined ? undefined : JSON.stringify(body);
-  if (data !== undefined) Object.assign(h, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(data) });
-  const before = Date.now();
-  return new Promise((resolve, reject) => {
-    const req = http.request({ host: '127.0.0.1', port, method, path, headers: h, agent: false }, (res) => {
-      let raw = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk) => { raw += chunk; });
-      res.on('end', () => resolve({
-        status: res.statusCode, headers: res.headers, raw, body: raw ? JSON.parse(raw) : null, before, after: Date.now(),
-      }));
-    });
-    req.on('error', reject);
-    req.end(data);
-  });
-}
-
-function assertRateLimit(reply, name, remaining, ts) {
-  assert.equal(reply.headers['ratelimit-policy'], POLICY);
-  const expected = [...ts].map((t) => `"${name}";r=${remaining};t=${t}`);
-  assert.ok(expected.includes(reply.headers.ratelimit), `RateLimit: ${reply.headers.ratelimit}, expected one of ${expected}`);
-}
+const assertRateLimit = (reply, name, remaining, ts) => checkRateLimit(reply, name, remaining, ts, POLICY);
+const assertRefused = (reply, name, remaining) => checkRefused(reply, name, remaining, POLICY);
 
 async function startService(redisPort, config, options) {
   const client = connectRedis(`redis://127.0.0.1:${redisPort}/0`, config.timeoutMs ?? 2000);
@@ -116,7 +86,10 @@ describe('the service with Redis', () => {
       assert.deepEqual(reply.body, { items: ['apple', 'banana', 'cherry'] });
       // After k requests the GCRA is k intervals ahead of the first one.
       // key: 3-k left; tenant 5-k; work 10-k: the key is the most restrictive.
-      assertRateLimit(reply, 'key', 3 - k, valuesBetween((d) => ceilS(k * T - d), since(first, reply)));
+      // t, the effective window (draft 4.1.2), runs until the key has one
+      // more than 3-k: one interval after the first request, not the k
+      // intervals until it is full.
+      assertRateLimit(reply, 'key', 3 - k, valuesBetween((d) => ceilS(T - d), since(first, reply)));
       assert.equal(reply.headers['retry-after'], undefined);
     });
 
@@ -124,7 +97,7 @@ describe('the service with Redis', () => {
     assert.equal(denied.status, 429);
     // The 4th fits once the first interval has passed: T after the first.
     assert.ok(valuesBetween((d) => ceilS(T - d), since(first, denied)).has(Number(denied.headers['retry-after'])));
-    assertRateLimit(denied, 'key', 0, valuesBetween((d) => ceilS(3 * T - d), since(first, denied)));
+    assertRefused(denied, 'key', 0);
     assert.deepEqual(denied.body, { error: 'rate_limited', limit: 'key', retry_after_s: Number(denied.headers['retry-after']) });
     // All or nothing: the denied request took nothing from the tenant or work limits.
     assert.equal((await redis.call('RL.SLIDE', '{tenant:acme}:tenant', 5, W, 'COST', 0))[2], 2);
@@ -181,7 +154,7 @@ describe('the service with Redis', () => {
     // in the next window once cur's weight (W - e')/W * 5 <= 4, that is
     // e' >= W/5. Wait: the rest of this window plus W/5.
     assert.ok(valuesBetween((e) => ceilS(W - e + W / 5), intoWindow(denied)).has(Number(denied.headers['retry-after'])));
-    assertRateLimit(denied, 'tenant', 0, valuesBetween((e) => ceilS(2 * W - e), intoWindow(denied)));
+    assertRefused(denied, 'tenant', 0);
     assert.deepEqual(denied.body, { error: 'rate_limited', limit: 'tenant', retry_after_s: Number(denied.headers['retry-after']) });
   });
 
@@ -192,22 +165,23 @@ describe('the service with Redis', () => {
     assert.deepEqual([first.status, second.status], [200, 200]);
     assert.deepEqual(first.body, { report: 'ready' });
     // 6 units left = one more report: fewer than the key (2) or tenant (4)
-    // allow, so "work" is the most restrictive. From full, 4 units take 4I.
-    assertRateLimit(first, 'work', 6, [ceilS(4 * I)]);
-    assertRateLimit(second, 'work', 2, valuesBetween((d) => ceilS(8 * I - d), since(first, second)));
+    // allow, so "work" is the most restrictive. The bucket gives one unit
+    // back every I: t is I after the first report.
+    assertRateLimit(first, 'work', 6, [ceilS(I)]);
+    assertRateLimit(second, 'work', 2, valuesBetween((d) => ceilS(I - d), since(first, second)));
 
     const denied = await post('/v1/reports', 'sk-carol');
     assert.equal(denied.status, 429);
     // 2 units left, 4 needed: two more units, 2I after the first report.
     assert.ok(valuesBetween((d) => ceilS(2 * I - d), since(first, denied)).has(Number(denied.headers['retry-after'])));
-    assertRateLimit(denied, 'work', 2, valuesBetween((d) => ceilS(8 * I - d), since(first, denied)));
+    assertRefused(denied, 'work', 2);
     assert.deepEqual(denied.body, { error: 'rate_limited', limit: 'work', retry_after_s: Number(denied.headers['retry-after']) });
 
     // A cheap read still fits the 2 units left; now carol's own key (0 left,
     // 3 requests made) is the most restrictive.
     const read = await get('/v1/items', 'sk-carol');
     assert.equal(read.status, 200);
-    assertRateLimit(read, 'key', 0, valuesBetween((d) => ceilS(3 * T - d), since(first, read)));
+    assertRateLimit(read, 'key', 0, valuesBetween((d) => ceilS(T - d), since(first, read)));
   });
 
   it('answers 413 without Retry-After to a request that can never fit', async () => {
@@ -216,13 +190,13 @@ describe('the service with Redis', () => {
     const tooBig = await post('/v1/batch', 'sk-dave', { body: { items: [...Array(11).keys()] } });
     assert.equal(tooBig.status, 413);
     assert.equal(tooBig.headers['retry-after'], undefined);
-    assertRateLimit(tooBig, 'work', 10, [0]); // untouched: full
+    assertRateLimit(tooBig, 'work', 10, [0]); // untouched: full, nothing held back
     assert.deepEqual(tooBig.body, { error: 'request_too_large', limit: 'work' });
     // Nothing was consumed: a batch of exactly 10 still fits, and empties it.
     const fits = await post('/v1/batch', 'sk-dave', { body: { items: [...Array(10).keys()] } });
     assert.equal(fits.status, 200);
     assert.deepEqual(fits.body, { accepted: 10 });
-    assertRateLimit(fits, 'work', 0, [ceilS(10 * I)]);
+    assertRateLimit(fits, 'work', 0, [ceilS(I)]); // empty; the next unit comes in I
   });
 
   it('charges nothing for unauthenticated, unknown and malformed requests', async () => {
@@ -306,16 +280,17 @@ describe('the service without Redis', () => {
     redisServer.pause();
     assertUnavailable(await on('closed'));
     assert.match(warnings[0], /^rate limiter unavailable \(Error: Command timed out\): failing closed$/);
-    // 3 per hour locally: one unit per 1200 s.
+    // 3 per hour locally: one unit per 1200 s, so t is 1200 (the next unit)
+    // whatever is left.
     assertFallback(await on('open'), 200, 2, 1200);
 
     // Redis is gone: connections are refused.
     await redisServer.kill();
     assertUnavailable(await on('closed'));
-    assertFallback(await on('open'), 200, 1, 2400);
-    assertFallback(await on('open', 'sk-carol'), 200, 0, 3600); // one bucket for the whole instance
+    assertFallback(await on('open'), 200, 1, 1200);
+    assertFallback(await on('open', 'sk-carol'), 200, 0, 1200); // one bucket for the whole instance
     const denied = await on('open');
-    assertFallback(denied, 429, 0, 3600);
+    assertFallback(denied, 429, 0, 1200);
     assert.equal(denied.headers['retry-after'], '1200');
     assert.deepEqual(denied.body, { error: 'rate_limited', limit: 'fallback', retry_after_s: 1200 });
     assert.match(warnings.at(-1), /failing open$/);
@@ -324,6 +299,6 @@ describe('the service without Redis', () => {
     clockUs += 1_199_999_000;
     assert.equal((await on('open')).headers['retry-after'], '1');
     clockUs += 1000;
-    assertFallback(await on('open'), 200, 0, 3600);
+    assertFallback(await on('open'), 200, 0, 1200);
   });
 });

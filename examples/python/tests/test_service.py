@@ -93,9 +93,17 @@ class HttpCase(unittest.TestCase):
     def get(self, path, key, **kw):
         return self.send("GET", path, key, **kw)
 
-    def assert_ratelimit(self, reply, name, remaining, ts):
-        self.assertEqual(reply.headers["RateLimit-Policy"], POLICY)
+    def assert_ratelimit(self, reply, name, remaining, ts, policy=POLICY):
+        self.assertEqual(reply.headers["RateLimit-Policy"], policy)
         self.assertIn(reply.headers["RateLimit"], {f'"{name}";r={remaining};t={t}' for t in ts})
+
+    def assert_refused(self, reply, name, remaining, policy=POLICY):
+        """A 429: t names the same moment as Retry-After. Draft section 6:
+        Retry-After "SHOULD NOT reference a point in time earlier than the
+        end of the effective window"; t is that window."""
+        self.assertEqual(reply.status, 429)
+        self.assertEqual(reply.headers["RateLimit-Policy"], policy)
+        self.assertEqual(reply.headers["RateLimit"], f'"{name}";r={remaining};t={reply.headers["Retry-After"]}')
 
 
 class ServiceTest(HttpCase):
@@ -124,7 +132,10 @@ class ServiceTest(HttpCase):
             self.assertEqual(reply.body, {"items": ["apple", "banana", "cherry"]})
             # After k requests the GCRA is k intervals ahead of the first one.
             # key: 3-k left; tenant 5-k; work 10-k: the key is the most restrictive.
-            self.assert_ratelimit(reply, "key", 3 - k, values_between(lambda d: ceil_s(k * T - d), *since(first, reply)))
+            # t, the effective window (draft 4.1.2), runs until the key has
+            # one more than 3-k: one interval after the first request, not
+            # the k intervals until it is full.
+            self.assert_ratelimit(reply, "key", 3 - k, values_between(lambda d: ceil_s(T - d), *since(first, reply)))
             self.assertNotIn("Retry-After", reply.headers)
 
         denied = self.get("/v1/items", "sk-alice")
@@ -132,7 +143,7 @@ class ServiceTest(HttpCase):
         # The 4th fits once the first interval has passed: T after the first.
         retry = values_between(lambda d: ceil_s(T - d), *since(first, denied))
         self.assertIn(int(denied.headers["Retry-After"]), retry)
-        self.assert_ratelimit(denied, "key", 0, values_between(lambda d: ceil_s(3 * T - d), *since(first, denied)))
+        self.assert_refused(denied, "key", 0)
         self.assertEqual(denied.body, {"error": "rate_limited", "limit": "key",
                                        "retry_after_s": int(denied.headers["Retry-After"])})
         # All or nothing: the denied request took nothing from the tenant or work limits.
@@ -184,7 +195,7 @@ class ServiceTest(HttpCase):
         # is e' >= W/5. Wait: the rest of this window plus W/5.
         retry = values_between(lambda e: ceil_s(W - e + W // 5), *into_window(denied))
         self.assertIn(int(denied.headers["Retry-After"]), retry)
-        self.assert_ratelimit(denied, "tenant", 0, values_between(lambda e: ceil_s(2 * W - e), *into_window(denied)))
+        self.assert_refused(denied, "tenant", 0)
         self.assertEqual(denied.body, {"error": "rate_limited", "limit": "tenant",
                                        "retry_after_s": int(denied.headers["Retry-After"])})
 
@@ -195,15 +206,16 @@ class ServiceTest(HttpCase):
         self.assertEqual((first.status, second.status), (200, 200))
         self.assertEqual(first.body, {"report": "ready"})
         # 6 units left = one more report: fewer than the key (2) or tenant (4)
-        # allow, so "work" is the most restrictive. From full, 4 units take 4I.
-        self.assert_ratelimit(first, "work", 6, {ceil_s(4 * I)})
-        self.assert_ratelimit(second, "work", 2, values_between(lambda d: ceil_s(8 * I - d), *since(first, second)))
+        # allow, so "work" is the most restrictive. The bucket gives one
+        # unit back every I: t is I after the first report.
+        self.assert_ratelimit(first, "work", 6, {ceil_s(I)})
+        self.assert_ratelimit(second, "work", 2, values_between(lambda d: ceil_s(I - d), *since(first, second)))
 
         denied = self.send("POST", "/v1/reports", "sk-carol")
         self.assertEqual(denied.status, 429)
         # 2 units left, 4 needed: two more units, 2I after the first report.
         self.assertIn(int(denied.headers["Retry-After"]), values_between(lambda d: ceil_s(2 * I - d), *since(first, denied)))
-        self.assert_ratelimit(denied, "work", 2, values_between(lambda d: ceil_s(8 * I - d), *since(first, denied)))
+        self.assert_refused(denied, "work", 2)
         self.assertEqual(denied.body, {"error": "rate_limited", "limit": "work",
                                        "retry_after_s": int(denied.headers["Retry-After"])})
 
@@ -211,7 +223,7 @@ class ServiceTest(HttpCase):
         # left, 3 requests made) is the most restrictive.
         read = self.get("/v1/items", "sk-carol")
         self.assertEqual(read.status, 200)
-        self.assert_ratelimit(read, "key", 0, values_between(lambda d: ceil_s(3 * T - d), *since(first, read)))
+        self.assert_ratelimit(read, "key", 0, values_between(lambda d: ceil_s(T - d), *since(first, read)))
 
     def test_request_that_can_never_fit_gets_413_without_retry_after(self):
         # 11 items cost 11 units; the work limit holds 10: RL.ALL answers
@@ -219,13 +231,13 @@ class ServiceTest(HttpCase):
         too_big = self.send("POST", "/v1/batch", "sk-dave", body={"items": list(range(11))})
         self.assertEqual(too_big.status, 413)
         self.assertNotIn("Retry-After", too_big.headers)
-        self.assert_ratelimit(too_big, "work", 10, {0})  # untouched: full
+        self.assert_ratelimit(too_big, "work", 10, {0})  # untouched: full, nothing held back
         self.assertEqual(too_big.body, {"error": "request_too_large", "limit": "work"})
         # Nothing was consumed: a batch of exactly 10 still fits, and empties it.
         fits = self.send("POST", "/v1/batch", "sk-dave", body={"items": list(range(10))})
         self.assertEqual(fits.status, 200)
         self.assertEqual(fits.body, {"accepted": 10})
-        self.assert_ratelimit(fits, "work", 0, {ceil_s(10 * I)})
+        self.assert_ratelimit(fits, "work", 0, {ceil_s(I)})  # empty; the next unit comes in I
 
     def test_unauthenticated_unknown_and_malformed_requests_charge_nothing(self):
         for headers in ({}, {"Authorization": "Bearer sk-mallory"}, {"Authorization": "Basic c2stYWxpY2U6"},
@@ -319,16 +331,17 @@ class FailModeTest(HttpCase):
         # Redis hangs: each request gives up after the 200 ms command timeout.
         self.server_proc.pause()
         self.assert_unavailable(self.on("closed"))
-        # 3 per hour locally: one unit per 1200 s.
+        # 3 per hour locally: one unit per 1200 s, so t is 1200 (the next
+        # unit) whatever is left.
         self.assert_fallback(self.on("open"), 200, 2, 1200)
 
         # Redis is gone: connections are refused.
         self.server_proc.kill()
         self.assert_unavailable(self.on("closed"))
-        self.assert_fallback(self.on("open"), 200, 1, 2400)
-        self.assert_fallback(self.on("open", "sk-carol"), 200, 0, 3600)  # one bucket for the whole instance
+        self.assert_fallback(self.on("open"), 200, 1, 1200)
+        self.assert_fallback(self.on("open", "sk-carol"), 200, 0, 1200)  # one bucket for the whole instance
         denied = self.on("open")
-        self.assert_fallback(denied, 429, 0, 3600)
+        self.assert_fallback(denied, 429, 0, 1200)
         self.assertEqual(denied.headers["Retry-After"], "1200")
         self.assertEqual(denied.body, {"error": "rate_limited", "limit": "fallback", "retry_after_s": 1200})
 
@@ -336,7 +349,7 @@ class FailModeTest(HttpCase):
         self.clock.advance_ms(1_199_999)
         self.assertEqual(self.on("open").headers["Retry-After"], "1")
         self.clock.advance_ms(1)
-        self.assert_fallback(self.on("open"), 200, 0, 3600)
+        self.assert_fallback(self.on("open"), 200, 0, 1200)
 
 if __name__ == "__main__":
     unittest.main()

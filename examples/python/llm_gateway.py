@@ -1,0 +1,233 @@
+"""An LLM gateway route: reserve max_tokens, call the model, settle what it used.
+
+The real cost of a model call, its tokens, is known only after the call.
+So POST /v1/chat, after the caller is authenticated:
+
+1. validates `max_tokens` (a positive integer, at most `max_tokens_cap`);
+2. reserves, with ONE RL.ALL, all or nothing:
+     "requests"      1 from the API key's requests per second (GCRA),
+     "tokens"        max_tokens from the API key's tokens per minute (GCRA),
+     "daily-tokens"  max_tokens from the tenant's daily token quota
+                     (RL.QUOTA DAY in the tenant's time zone: it resets at
+                     the tenant's local midnight);
+   the three keys share the hash tag {tenant:<id>}, so one cluster slot.
+   Refused: 429 with Retry-After; a reservation no limit can ever allow
+   (retry -1) is 413, as the service's other routes answer "never";
+3. calls the upstream (injectable: the tests use a fake one);
+4. settles, with ONE RL.ALL, from this same code path: REFUND
+   max_tokens - used_tokens on the two token limits. A failed or timed-out
+   call refunds all max_tokens. The request unit stays spent: the request
+   did reach the gateway and the upstream (it took a connection, and
+   possibly model time, before it failed), and a key whose calls fail, or
+   that makes them fail (a prompt that times out), must not get an
+   unlimited request rate out of it.
+
+A refund is never idempotent: each one gives units back, so a retried
+refund gives them back twice (up to full). The settle call is therefore
+made exactly once and never retried, not even after a timeout (the first
+may have been applied): if it fails, the tokens stay charged, the error
+that can only make the limit stricter, and it is logged.
+
+An upstream that reports more than max_tokens (it should not: max_tokens
+caps the answer) gets no refund, and the excess is charged as far as it
+fits: a denied RL.ALL writes nothing (SPEC: all or nothing), so one RL.ALL
+with COST excess would charge neither limit whenever one of them lacks the
+room. Instead each token limit is charged on its own (RL.GCRA and RL.QUOTA
+with COST excess, in one pipeline); a limit without the room for all of it
+is then charged what it has left, so it is empty and the next requests wait
+for it. The served request is never undone, and the rest of the excess,
+beyond empty, is not recorded (a limiter holds no debt).
+"""
+
+import logging
+from dataclasses import dataclass
+from typing import Callable, Dict, List, Optional, Tuple
+
+import redis
+
+from local_bucket import LimitReply
+from ratelimit_headers import Policy, ceil_s, most_restrictive, policy_field, ratelimit_item
+
+log = logging.getLogger("ratelimited-service")
+
+CHAT_PATH = "/v1/chat"
+
+
+@dataclass(frozen=True)
+class LlmLimits:
+    max_tokens_cap: int = 4096  # the largest max_tokens one request may ask for (400 above it)
+    requests_per_key: int = 2  # per API key: GCRA, 2 requests per second
+    requests_period_ms: int = 1_000
+    tokens_per_key: int = 20_000  # per API key: GCRA, 20,000 tokens per minute, all at once from idle
+    tokens_period_ms: int = 60_000
+    tokens_per_day: int = 1_000_000  # per tenant: quota, from the tenant's local midnight to the next
+    upstream_timeout_s: float = 30.0
+
+
+@dataclass(frozen=True)
+class Completion:
+    used_tokens: int  # what the model call really cost, as the upstream reports it
+    body: dict  # what the caller gets back
+
+
+# The model API: upstream(request body, max_tokens, timeout_s) -> Completion.
+# It raises TimeoutError when it gave up after timeout_s, and any other
+# exception when the call failed.
+Upstream = Callable[[dict, int, float], Completion]
+
+
+def demo_upstream(body: dict, max_tokens: int, timeout_s: float) -> Completion:
+    """Stands in for a model when the service is run by hand: it answers at
+    once and "uses" one token per word of the messages plus 8, at most max_tokens."""
+    messages = body.get("messages") if isinstance(body.get("messages"), list) else []
+    words = sum(len(str(m.get("content", "")).split()) for m in messages if isinstance(m, dict))
+    used = min(max_tokens, words + 8)
+    return Completion(used, {"choices": [{"message": {"role": "assistant", "content": "(demo) Hello!"}}],
+                             "usage": {"total_tokens": used}})
+
+
+def parse_max_tokens(body, cap: int) -> int:
+    """The request's max_tokens: a JSON integer from 1 to cap (ValueError otherwise)."""
+    if not isinstance(body, dict):
+        raise ValueError('expected a JSON object {"max_tokens": n, ...}')
+    n = body.get("max_tokens")
+    if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= cap:
+        raise ValueError(f"max_tokens must be an integer from 1 to {cap}")
+    return n
+
+
+Answer = Tuple[int, Dict[str, str], Optional[dict]]  # status, headers, body
+
+
+class LlmGateway:
+    def __init__(self, redis_client: "redis.Redis", limits: LlmLimits, upstream: Upstream):
+        self.redis = redis_client
+        self.limits = limits
+        self.upstream = upstream
+        lim = limits
+        # q and w of each limit; the token limits count tokens (qu, see
+        # ratelimit_headers). A local day lasts 23 to 25 hours; w says 86400.
+        self.policies = [
+            Policy("requests", lim.requests_per_key, ceil_s(lim.requests_period_ms),
+                   refill=(lim.requests_period_ms, lim.requests_per_key)),
+            Policy("tokens", lim.tokens_per_key, ceil_s(lim.tokens_period_ms),
+                   refill=(lim.tokens_period_ms, lim.tokens_per_key), unit="tokens"),
+            Policy("daily-tokens", lim.tokens_per_day, 86_400, unit="tokens"),
+        ]
+        self.policy_header = policy_field(self.policies)
+
+    @staticmethod
+    def keys(who) -> List[str]:
+        # One hash tag per tenant, server-side ids only (see service.Layer).
+        tag = f"{{tenant:{who.tenant_id}}}"
+        return [f"{tag}:llm:requests:{who.key_id}", f"{tag}:llm:tokens:{who.key_id}", f"{tag}:llm:daily-tokens"]
+
+    def specs(self, who) -> List[tuple]:
+        lim = self.limits
+        return [("GCRA", lim.requests_per_key, lim.requests_period_ms),
+                ("GCRA", lim.tokens_per_key, lim.tokens_period_ms),
+                ("QUOTA", lim.tokens_per_day, "DAY", "TZ", who.zone)]
+
+    def headers(self, replies: List[LimitReply], costs: List[int], allowed: bool) -> Dict[str, str]:
+        i = most_restrictive(replies, costs, allowed)
+        return {"RateLimit-Policy": self.policy_header, "RateLimit": ratelimit_item(self.policies[i], replies[i])}
+
+    def chat(self, who, body: dict, max_tokens: int, without_redis: Callable[[], Answer]) -> Answer:
+        keys, specs = self.keys(who), self.specs(who)
+        costs = [1, max_tokens, max_tokens]
+        args: list = ["RL.ALL", len(keys), *keys]
+        for spec, cost in zip(specs, costs):
+            args += [*spec, "COST", cost]
+        try:
+            allowed, retry_ms, *limits = self.redis.execute_command(*args)
+        except redis.RedisError as exc:
+            log.warning("rate limiter unavailable (%s) for %s", type(exc).__name__, CHAT_PATH)
+            status, headers, answer = without_redis()
+            if status != 200:
+                return status, headers, answer
+            # Served through the local fallback limit, which counted the
+            # request: no tokens were reserved, so there is nothing to settle.
+            status, answer, _ = self._call_upstream(body, max_tokens)
+            return status, headers, answer
+        replies = [LimitReply(bool(a), l, r, ra, rs) for a, l, r, ra, rs in limits]
+        if not allowed:
+            headers = self.headers(replies, costs, False)
+            name = self.policies[most_restrictive(replies, costs, False)].name
+            if retry_ms < 0:
+                # More than that limit can ever hold (the cap is above it):
+                # waiting cannot help, so 413 and no Retry-After.
+                return 413, headers, {"error": "request_too_large", "limit": name}
+            headers["Retry-After"] = str(ceil_s(retry_ms))
+            return 429, headers, {"error": "rate_limited", "limit": name, "retry_after_s": ceil_s(retry_ms)}
+
+        status, answer, used = self._call_upstream(body, max_tokens)
+        # Settle exactly once, here, on every path out of the call.
+        replies[1:] = self._settle(keys[1:], specs[1:], max_tokens, used, replies[1:])
+        return status, self.headers(replies, costs, True), answer
+
+    def _call_upstream(self, body: dict, max_tokens: int) -> Tuple[int, dict, int]:
+        """-> (status, body, tokens used); a failed call used none."""
+        try:
+            completion = self.upstream(body, max_tokens, self.limits.upstream_timeout_s)
+        except TimeoutError:
+            log.warning("upstream timed out after %ss", self.limits.upstream_timeout_s)
+            return 504, {"error": "upstream_timeout"}, 0
+        except Exception as exc:  # whatever the upstream raised, the reservation must be settled
+            log.warning("upstream failed (%s)", type(exc).__name__)
+            return 502, {"error": "upstream_failed"}, 0
+        used = completion.used_tokens
+        if isinstance(used, bool) or not isinstance(used, int) or used < 0:
+            # Served, but the cost is unknown: keep the whole reservation.
+            log.warning("upstream reported no usable used_tokens (%r): nothing refunded", used)
+            used = max_tokens
+        return 200, completion.body, used
+
+    def _settle(self, keys: List[str], specs: List[tuple], reserved: int, used: int,
+                replies: List[LimitReply]) -> List[LimitReply]:
+        """Refund the unused tokens, or charge an overshoot. Called once; never retried.
+
+        Returns the token limits' state after it, for the RateLimit field.
+        """
+        if used == reserved:
+            return replies  # REFUND 0 is a range error, and there is nothing to do
+        if used > reserved:
+            return self._charge_excess(keys, specs, used - reserved, replies)
+        refund = reserved - used
+        args: list = ["RL.ALL", len(keys), *keys]
+        for spec in specs:
+            args += [*spec, "REFUND", refund]
+        try:
+            _, _, *limits = self.redis.execute_command(*args)
+        except redis.RedisError as exc:
+            # Not retried: the refund may have been applied before the
+            # error (a timeout), and a second one would give the tokens
+            # back twice. The tokens stay charged: stricter, never looser.
+            log.error("settling %d tokens failed (%s); not retried, a refund is not idempotent", refund,
+                      type(exc).__name__)
+            return replies
+        return [LimitReply(bool(a), l, r, ra, rs) for a, l, r, ra, rs in limits]
+
+    def _charge_excess(self, keys: List[str], specs: List[tuple], excess: int,
+                       replies: List[LimitReply]) -> List[LimitReply]:
+        log.warning("upstream used %d tokens more than max_tokens: charging them as far as they fit", excess)
+        try:
+            got = self._charge_each(keys, specs, [excess] * len(keys))
+            # A limit without room for all of it takes what it has left.
+            short = [i for i, r in enumerate(got) if not r.allowed and r.remaining > 0]
+            if short:
+                again = self._charge_each([keys[i] for i in short], [specs[i] for i in short],
+                                          [got[i].remaining for i in short])
+                for i, reply in zip(short, again):
+                    got[i] = reply
+            return got
+        except redis.RedisError as exc:
+            log.error("charging the excess failed (%s); not retried", type(exc).__name__)
+            return replies
+
+    def _charge_each(self, keys: List[str], specs: List[tuple], costs: List[int]) -> List[LimitReply]:
+        # One command per limit (RL.GCRA, RL.QUOTA: the spec's keyword), so a
+        # limit that lacks the room does not stop the other from charging.
+        pipe = self.redis.pipeline(transaction=False)
+        for key, (kind, *params), cost in zip(keys, specs, costs):
+            pipe.execute_command(f"RL.{kind}", key, *params, "COST", cost)
+        return [LimitReply(bool(a), l, r, ra, rs) for a, l, r, ra, rs in pipe.execute()]
