@@ -18,8 +18,12 @@ MODULE="$PWD/target/release/libredis_rl.so"
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
-profile() { # name, command line (may use __rand_int__), random?
-  local name=$1 line=$2 rnd=$3 port
+# profile NAME LINE RANDOM [SETUP SETUP_RANDOM SETUP_N]: RANDOM is 0 (one
+# key) or 1 (__rand_int__ over 100,000 values) or the number of values;
+# SETUP runs SETUP_N times first, uncounted (callgrind's counters are zeroed
+# after it), to give the measured command a state to work on.
+profile() {
+  local name=$1 line=$2 rnd=$3 setup=${4:-} setup_rnd=${5:-0} setup_n=${6:-0} port
   if [ -n "${ONLY:-}" ] && ! [[ $name =~ $ONLY ]]; then return 0; fi
   # A fresh data directory per server, so no AOF or RDB carries over.
   rm -rf "${out:?}"/*
@@ -34,8 +38,19 @@ profile() { # name, command line (may use __rand_int__), random?
   for lua in scripts/lua/*.lua; do
     redis-cli -p "$port" SCRIPT LOAD "$(cat "$lua")" >/dev/null
   done
+  if [ -n "$setup" ]; then
+    local sx=()
+    [ "$setup_rnd" -ne 0 ] && sx=(-r "$setup_rnd")
+    # shellcheck disable=SC2086
+    redis-benchmark -p "$port" -c 1 -n "$setup_n" "${sx[@]}" $setup >/dev/null
+    callgrind_control -z "$pid" >/dev/null 2>&1
+  fi
   local extra=()
-  [ "$rnd" -eq 1 ] && extra=(-r 100000)
+  case "$rnd" in
+    0) ;;
+    1) extra=(-r 100000) ;;
+    *) extra=(-r "$rnd") ;;
+  esac
   # shellcheck disable=SC2086
   redis-benchmark -p "$port" -c 10 -n "$N" -P 16 "${extra[@]}" $line >/dev/null
   redis-cli -p "$port" SHUTDOWN NOSAVE >/dev/null 2>&1 || true
@@ -44,6 +59,29 @@ profile() { # name, command line (may use __rand_int__), random?
   local total
   total=$(callgrind_annotate "$out/cg" 2>/dev/null | awk '/PROGRAM TOTALS/ {gsub(",", "", $1); print $1}')
   printf '| %s | %d |\n' "$name" $((total / N))
+  rm -f "$out/cg"
+}
+
+# profile_pairs NAME HELD: N acquire + release pairs on a key holding HELD
+# leases (made first, uncounted); reports instructions per command.
+profile_pairs() {
+  local name=$1 held=$2 port
+  if [ -n "${ONLY:-}" ] && ! [[ $name =~ $ONLY ]]; then return 0; fi
+  rm -rf "${out:?}"/*
+  port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+  valgrind --tool=callgrind --toggle-collect=call --callgrind-out-file="$out/cg" \
+    "$SERVER" --port "$port" --bind 127.0.0.1 --save "" --appendonly no --dir "$out" \
+    --loadmodule "$MODULE" ${MODULE_ARGS:-} ${SERVER_ARGS:-} >/dev/null 2>&1 &
+  local pid=$!
+  for _ in $(seq 200); do redis-cli -p "$port" PING >/dev/null 2>&1 && break; sleep 0.1; done
+  python3 scripts/lib/lease_pairs.py "$port" setup "$held"
+  callgrind_control -z "$pid" >/dev/null 2>&1
+  python3 scripts/lib/lease_pairs.py "$port" pairs "$N"
+  redis-cli -p "$port" SHUTDOWN NOSAVE >/dev/null 2>&1 || true
+  wait "$pid" || true
+  local total
+  total=$(callgrind_annotate "$out/cg" 2>/dev/null | awk '/PROGRAM TOTALS/ {gsub(",", "", $1); print $1}')
+  printf '| %s | %d |\n' "$name" $((total / (2 * N)))
   rm -f "$out/cg"
 }
 
@@ -64,6 +102,12 @@ profile "RL.SLIDE random keys" "RL.SLIDE k:__rand_int__ 100 60000" 1
 # 1,000 entries (one per distinct ms) that denies once full.
 profile "RL.LOG random keys, limit 10" "RL.LOG k:__rand_int__ 10 60000" 1
 profile "RL.LOG one key, limit 1000" "RL.LOG log1000 1000 60000" 0
+# Concurrency leases: RL.ACQUIRE + RL.RELEASE pairs (a release needs the id
+# its acquire took, so scripts/lib/lease_pairs.py drives them) on a key that
+# holds 99 other leases; and an acquire that renews one of 100 named leases.
+profile_pairs "RL.ACQUIRE + RL.RELEASE, key holding 100 leases (per command)" 99
+profile "RL.ACQUIRE one key, 100 named leases (each call renews one)" "RL.ACQUIRE pool 1000 600000 ID __rand_int__" 100 \
+  "RL.ACQUIRE pool 1000 600000 ID __rand_int__" 100 2000
 profile "RL.QUOTA random keys, DAY TZ Europe/Berlin" "RL.QUOTA k:__rand_int__ 100 DAY TZ Europe/Berlin" 1
 profile "RL.QUOTA random keys, 60000 ms" "RL.QUOTA k:__rand_int__ 100 60000" 1
 sha() { printf '%s' "$(cat "scripts/lua/$1.lua")" | sha1sum | cut -d' ' -f1; }

@@ -297,11 +297,11 @@ fn bad_arguments_get_an_error_naming_the_problem_and_write_nothing() {
         ("1 a SLIDE 1 1 SLIDE 1 1", "ERR syntax error: one spec per key is needed (numkeys is 1, found more specs)"),
         (
             "1 a FOO 1 1",
-            "ERR syntax error: unknown limiter 'FOO' (expected GCRA, TOKENBUCKET, SLIDE, LOG or QUOTA) (spec 1)",
+            "ERR syntax error: unknown limiter 'FOO' (expected GCRA, TOKENBUCKET, SLIDE, LOG, QUOTA or CONCURRENCY) (spec 1)",
         ),
         (
             "1 a 5 1 1",
-            "ERR syntax error: unknown limiter '5' (expected GCRA, TOKENBUCKET, SLIDE, LOG or QUOTA) (spec 1)",
+            "ERR syntax error: unknown limiter '5' (expected GCRA, TOKENBUCKET, SLIDE, LOG, QUOTA or CONCURRENCY) (spec 1)",
         ),
         ("1 a GCRA 1 SLIDE", "ERR syntax error: GCRA needs period_ms (spec 1)"),
         ("1 a TOKENBUCKET 1 1 PEEK", "ERR syntax error: TOKENBUCKET needs refill_period_ms (spec 1)"),
@@ -333,7 +333,10 @@ fn bad_arguments_get_an_error_naming_the_problem_and_write_nothing() {
     }
     // Client bytes that are not printable are never echoed.
     let e = err_of(&mut c, &[b"RL.ALL".as_slice(), b"1", b"a", b"\xff\r\n", b"1", b"1"]);
-    assert_eq!(e, "ERR syntax error: unknown limiter (expected GCRA, TOKENBUCKET, SLIDE, LOG or QUOTA) (spec 1)");
+    assert_eq!(
+        e,
+        "ERR syntax error: unknown limiter (expected GCRA, TOKENBUCKET, SLIDE, LOG, QUOTA or CONCURRENCY) (spec 1)"
+    );
     assert_eq!(snapshot(&mut c, &keys), before);
 }
 

@@ -317,3 +317,43 @@ fn failing_over_to_the_replica_keeps_state_and_the_limit() {
     assert!(!allowed, "3 + 3 exceeds both limits of 4: {per_key:?}");
     assert_eq!(per_key.iter().map(|r| r.remaining).collect::<Vec<_>>(), [1, 1]);
 }
+
+#[test]
+fn leases_route_by_key_and_rl_all_takes_a_slot_with_a_rate_in_one_hash_slot() {
+    let cluster = Cluster::start();
+    let mut client = cluster.client();
+    // RL.ACQUIRE, RL.RENEW and RL.RELEASE go where their key lives.
+    let lease = |v: &Value| -> Option<String> {
+        let Value::Array(items) = v else { panic!("{v:?}") };
+        redis::from_redis_value(&items[5]).unwrap()
+    };
+    let v: Value = redis::cmd("RL.ACQUIRE").arg("{svc}:db").arg(1).arg(LONG_MS).query(&mut client).unwrap();
+    let id = lease(&v).expect("a lease");
+    let v: Value = redis::cmd("RL.ACQUIRE").arg("{svc}:db").arg(1).arg(LONG_MS).query(&mut client).unwrap();
+    assert_eq!(lease(&v), None, "the one slot is held");
+    let renewed: i64 = redis::cmd("RL.RENEW").arg("{svc}:db").arg(&id).arg(LONG_MS).query(&mut client).unwrap();
+    assert_eq!(renewed, 1);
+    // One RL.ALL over hash-tagged keys: a slot on the dependency and a rate.
+    let words = ["RL.ALL", "2", "{svc}:api", "{svc}:rate", "CONCURRENCY", "2", "60000", "GCRA", "10", "1000"];
+    let mut command = redis::cmd(words[0]);
+    for w in &words[1..] {
+        command.arg(*w);
+    }
+    let route =
+        RoutingInfo::SingleNode(SingleNodeRoutingInfo::SpecificNode(Route::new(slot_of("{svc}"), SlotAddr::Master)));
+    let Value::Array(items) = client.route_command(&command, route).unwrap() else { panic!() };
+    assert_eq!(redis::from_redis_value::<i64>(&items[0]).unwrap(), 1);
+    let api_lease = lease(&items[2]).expect("RL.ALL answers the lease");
+    let released: i64 = redis::cmd("RL.RELEASE").arg("{svc}:api").arg(&api_lease).query(&mut client).unwrap();
+    assert_eq!(released, 1);
+    let released: i64 = redis::cmd("RL.RELEASE").arg("{svc}:db").arg(&id).query(&mut client).unwrap();
+    assert_eq!(released, 1);
+    let owner = cluster.owner(slot_of("{svc}"));
+    assert!(!exists(&mut cluster.nodes[owner].conn(), "{svc}:db"), "the last lease ended: the key is gone");
+    // Keys in different slots are refused, as for every RL.ALL.
+    let e = err_of(
+        &mut cluster.nodes[0].conn(),
+        &["RL.ALL", "2", "{a}:x", "{b}:y", "CONCURRENCY", "1", "1000", "GCRA", "1", "1000"],
+    );
+    assert!(e.starts_with("CROSSSLOT") || e.starts_with("MOVED"), "{e}");
+}

@@ -134,7 +134,8 @@ fn the_limiters_declare_their_key_as_incr_does() {
     let mut con = s.conn();
     let incr = info_field(&mut con, "INCR", 8);
     assert_eq!(incr, "[[flags [RW access update] begin_search [type index spec [index 1]] find_keys [type range spec [lastkey 0 keystep 1 limit 0]]]]");
-    for name in ["RL.GCRA", "RL.TOKENBUCKET", "RL.SLIDE", "RL.LOG", "RL.QUOTA"] {
+    for name in ["RL.GCRA", "RL.TOKENBUCKET", "RL.SLIDE", "RL.LOG", "RL.QUOTA", "RL.ACQUIRE", "RL.RELEASE", "RL.RENEW"]
+    {
         assert_eq!(info_field(&mut con, name, 8), incr, "{name} key specs");
         assert_eq!((3..6).map(|i| info_field(&mut con, name, i)).collect::<Vec<_>>(), ["1", "1", "1"], "{name}");
     }
@@ -173,6 +174,10 @@ fn command_info_reports_arity_and_honest_flags() {
         ("RL.SLIDE", "-4", "[write denyoom module fast]"),
         ("RL.LOG", "-4", "[write denyoom module fast]"),
         ("RL.QUOTA", "-4", "[write denyoom module fast]"),
+        ("RL.ACQUIRE", "-4", "[write denyoom module fast]"),
+        // Ending or extending a lease takes no memory: allowed under OOM.
+        ("RL.RELEASE", "3", "[write module fast]"),
+        ("RL.RENEW", "4", "[write module fast]"),
         // O(N) in the keys: not fast.
         ("RL.ALL", "-6", "[write denyoom module movablekeys]"),
         // A replica must apply what its master did, memory or not.
@@ -189,9 +194,17 @@ fn command_info_reports_arity_and_honest_flags() {
 fn the_server_enforces_the_declared_arity() {
     let s = Server::start();
     let mut con = s.conn();
-    for line in
-        ["RL.GCRA k 10", "RL.TOKENBUCKET k 10 1", "RL.SLIDE k 10", "RL.QUOTA k 10", "RL.ALL 1 k SLIDE 10", "RL.APPLY k"]
-    {
+    for line in [
+        "RL.GCRA k 10",
+        "RL.TOKENBUCKET k 10 1",
+        "RL.SLIDE k 10",
+        "RL.QUOTA k 10",
+        "RL.ALL 1 k SLIDE 10",
+        "RL.APPLY k",
+        "RL.ACQUIRE k 1",
+        "RL.RELEASE k",
+        "RL.RENEW k x",
+    ] {
         let words: Vec<&str> = line.split(' ').collect();
         let e = err_of(&mut con, &words);
         assert!(e.starts_with("ERR wrong number of arguments"), "{line}: {e}");
@@ -221,6 +234,9 @@ fn acl_categories_are_set_where_the_server_can_set_them() {
         ("RL.SLIDE", "[@write @fast]"),
         ("RL.LOG", "[@write @fast]"),
         ("RL.QUOTA", "[@write @fast]"),
+        ("RL.ACQUIRE", "[@write @fast]"),
+        ("RL.RELEASE", "[@write @fast]"),
+        ("RL.RENEW", "[@write @fast]"),
         ("RL.ALL", "[@write @slow]"),
         ("RL.APPLY", "[@write @fast]"),
     ];
@@ -306,12 +322,44 @@ fn command_docs_describe_every_command_and_argument() {
             int("limit"),
         )
     );
+    let lease_cost = opt("cost", "COST", "the units this lease holds (default 1)");
+    let id = "[name id type string token ID summary names the lease (1 to 128 bytes): a retried acquire renews it, \
+              never takes a second slot flags [optional]]";
+    let leases = "O(log N) where N is the number of leases held, plus the expired leases it drops";
+    assert_eq!(
+        docs(&mut con, "RL.ACQUIRE"),
+        format!(
+            "[{} arguments [{key} {} {} {lease_cost} {id} {peek}]]",
+            head(
+                "Acquires a lease of cost units on a concurrency limit of limit units held at once, for lease_ms",
+                leases
+            ),
+            int("limit"),
+            int("lease_ms")
+        )
+    );
+    assert_eq!(
+        docs(&mut con, "RL.RELEASE"),
+        format!(
+            "[{} arguments [{key} [name id type string]]]",
+            head("Ends a live lease of a concurrency limit: 1 if it was live, else 0", leases)
+        )
+    );
+    assert_eq!(
+        docs(&mut con, "RL.RENEW"),
+        format!(
+            "[{} arguments [{key} [name id type string] {}]]",
+            head("Extends a live lease of a concurrency limit to lease_ms from now: 1 if it was live, else 0", leases),
+            int("lease_ms")
+        )
+    );
     let specs = format!(
         "[name gcra type block token GCRA arguments [{} {} {burst} {cost}]] \
          [name tokenbucket type block token TOKENBUCKET arguments [{} {} {} {cost}]] \
          [name slide type block token SLIDE arguments [{} {} {cost}]] \
          [name log type block token LOG arguments [{} {} {cost}]] \
-         [name quota type block token QUOTA arguments [{} {period} {zone} {cost}]]",
+         [name quota type block token QUOTA arguments [{} {period} {zone} {cost}]] \
+         [name concurrency type block token CONCURRENCY arguments [{} {} {lease_cost} {id}]]",
         int("limit"),
         int("period_ms"),
         int("capacity"),
@@ -321,7 +369,9 @@ fn command_docs_describe_every_command_and_argument() {
         int("window_ms"),
         int("limit"),
         int("window_ms"),
-        int("limit")
+        int("limit"),
+        int("limit"),
+        int("lease_ms")
     );
     assert_eq!(
         docs(&mut con, "RL.ALL"),

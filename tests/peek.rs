@@ -74,7 +74,10 @@ fn rl_peek_checks_its_arguments_as_the_command_does() {
     let s = frozen();
     let mut c = s.conn();
     let e = err_of(&mut c, &["RL.PEEK", "LEAKY", "k", "1", "1"]);
-    assert_eq!(e, "ERR syntax error: unknown limiter 'LEAKY' (expected GCRA, TOKENBUCKET, SLIDE, LOG or QUOTA)");
+    assert_eq!(
+        e,
+        "ERR syntax error: unknown limiter 'LEAKY' (expected GCRA, TOKENBUCKET, SLIDE, LOG, QUOTA or CONCURRENCY)"
+    );
     assert!(err_of(&mut c, &["RL.PEEK", "GCRA", "k", "1"]).contains("wrong number of arguments"));
     assert!(err_of(&mut c, &["RL.PEEK", "TOKENBUCKET", "k", "1", "1"]).contains("wrong number of arguments"));
     assert_eq!(err_of(&mut c, &["RL.PEEK", "GCRA", "k", "x", "1000"]), "ERR limit is not an integer");

@@ -17,6 +17,7 @@ pub mod calendar;
 pub mod decision;
 pub mod gcra;
 pub mod heavy_hitters;
+pub mod lease;
 pub mod log;
 pub mod quota;
 pub mod schedule;

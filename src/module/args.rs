@@ -10,6 +10,7 @@
 use std::fmt;
 use std::marker::PhantomData;
 
+use crate::core::lease::{LeaseId, MAX_ID_LEN};
 use crate::core::time::{MAX_COUNT, MAX_PERIOD_MS};
 use crate::core::ParamError;
 
@@ -60,6 +61,9 @@ pub enum ArgError {
     UnknownZone(Option<String>),
     /// `TZ` with a period in ms.
     ZoneNeedsCalendar,
+    /// A lease id (`ID id`, `RL.RELEASE`'s and `RL.RENEW`'s `id`) that is
+    /// empty or longer than 128 bytes.
+    IdLength(&'static str),
     /// RL.ALL: an error inside spec number `.0` (1-based), so the client
     /// knows which of several `limit`s is meant.
     InSpec(usize, Box<ArgError>),
@@ -76,6 +80,7 @@ impl fmt::Display for ArgError {
             ArgError::UnknownOption(Some(name)) => write!(f, "ERR syntax error: unknown option '{name}'"),
             ArgError::UnknownOption(None) => write!(f, "ERR syntax error: unknown option"),
             ArgError::Repeated(arg) => write!(f, "ERR syntax error: {arg} given more than once"),
+            ArgError::IdLength(arg) => write!(f, "ERR {arg} must be 1 to {MAX_ID_LEN} bytes"),
             ArgError::Conflict(a, b) => write!(f, "ERR syntax error: {a} cannot be combined with {b}"),
             ArgError::MissingValue(arg) => write!(f, "ERR syntax error: {arg} needs a value"),
             ArgError::Param(p) => write!(f, "ERR {} is out of range: {}", p.arg, p.reason),
@@ -149,6 +154,11 @@ pub fn count(bytes: &[u8], arg: &'static str) -> Result<u64, ArgError> {
 /// A duration in ms (`period_ms`, `refill_period_ms`, `window_ms`): 1 to 10^12.
 pub fn period(bytes: &[u8], arg: &'static str) -> Result<u64, ArgError> {
     int_in(bytes, arg, 1, MAX_PERIOD_MS)
+}
+
+/// A lease id, `name` in errors: 1 to 128 bytes, any bytes.
+pub fn id(bytes: &[u8], name: &'static str) -> Result<LeaseId, ArgError> {
+    LeaseId::new(bytes).ok_or(ArgError::IdLength(name))
 }
 
 /// `COST n`: 0 to 2^32-1.
@@ -238,19 +248,33 @@ impl<'a, F: Fn(usize) -> &'a [u8]> Cursor<'a, F> {
     /// REFUND and PEEK if the cursor takes them), case-insensitive, in any
     /// order, each at most once; `REFUND` with `COST` or `PEEK` is an error.
     pub fn options(&mut self, burst: bool) -> Result<Options, ArgError> {
-        self.parse_options(burst, false).map(|(opts, _)| opts)
+        self.parse_options(burst, None).map(|(opts, _)| opts)
     }
 
     /// The rest: `[TZ zone] [COST n] [PEEK]` (PEEK if the cursor takes it),
     /// as [`options`](Self::options), and the zone's name as given. The word
     /// after `TZ` is always its value.
     pub fn options_with_tz(&mut self) -> Result<(Options, Option<&'a [u8]>), ArgError> {
-        self.parse_options(false, true)
+        self.parse_options(false, Some("TZ"))
     }
 
-    fn parse_options(&mut self, burst: bool, tz: bool) -> Result<(Options, Option<&'a [u8]>), ArgError> {
+    /// The rest: `[COST n] [ID id] [PEEK]` (PEEK if the cursor takes it;
+    /// never REFUND), and the id as given. The word after `ID` is always
+    /// its value.
+    pub fn options_with_id(&mut self) -> Result<(Options, Option<&'a [u8]>), ArgError> {
+        self.refund = false;
+        self.parse_options(false, Some("ID"))
+    }
+
+    /// `extra`: an option that takes any word as its value (`TZ`, `ID`).
+    fn parse_options(
+        &mut self,
+        burst: bool,
+        extra: Option<&'static str>,
+    ) -> Result<(Options, Option<&'a [u8]>), ArgError> {
         let (len, arg) = (self.end, &self.arg);
         let mut opts = Options { burst: None, cost: 1, refund: None, peek: false };
+        // The value of `extra`.
         let mut zone = None;
         let mut cost_seen = false;
         let mut i = self.at;
@@ -269,11 +293,11 @@ impl<'a, F: Fn(usize) -> &'a [u8]> Cursor<'a, F> {
                 }
                 opts.burst = Some(count(value("BURST")?, "BURST")?);
                 i += 2;
-            } else if tz && word.eq_ignore_ascii_case(b"TZ") {
+            } else if let Some(name) = extra.filter(|name| word.eq_ignore_ascii_case(name.as_bytes())) {
                 if zone.is_some() {
-                    return Err(ArgError::Repeated("TZ"));
+                    return Err(ArgError::Repeated(name));
                 }
-                zone = Some(value("TZ")?);
+                zone = Some(value(name)?);
                 i += 2;
             } else if word.eq_ignore_ascii_case(b"COST") {
                 if cost_seen {

@@ -225,6 +225,43 @@ pub fn all(kinds: &[(&'static CStr, &'static CStr, &'static Info)]) -> &'static 
     }))
 }
 
+pub static ACQUIRE: Info = Info {
+    summary: c"Acquires a lease of cost units on a concurrency limit of limit units held at once, for lease_ms",
+    complexity: c"O(log N) where N is the number of leases held, plus the expired leases it drops",
+    arity: -4,
+    keys: Keys::One { flags: LIMITER_KEY },
+    args: &[
+        Arg::key(c"key"),
+        Arg::int(c"limit"),
+        Arg::int(c"lease_ms"),
+        Arg::int(c"cost").token(c"COST").optional().summary(c"the units this lease holds (default 1)"),
+        Arg::string(c"id")
+            .token(c"ID")
+            .optional()
+            .summary(c"names the lease (1 to 128 bytes): a retried acquire renews it, never takes a second slot"),
+        PEEK,
+    ],
+    acl_categories: c"write fast",
+};
+
+pub static RELEASE: Info = Info {
+    summary: c"Ends a live lease of a concurrency limit: 1 if it was live, else 0",
+    complexity: c"O(log N) where N is the number of leases held, plus the expired leases it drops",
+    arity: 3,
+    keys: Keys::One { flags: LIMITER_KEY },
+    args: &[Arg::key(c"key"), Arg::string(c"id")],
+    acl_categories: c"write fast",
+};
+
+pub static RENEW: Info = Info {
+    summary: c"Extends a live lease of a concurrency limit to lease_ms from now: 1 if it was live, else 0",
+    complexity: c"O(log N) where N is the number of leases held, plus the expired leases it drops",
+    arity: 4,
+    keys: Keys::One { flags: LIMITER_KEY },
+    args: &[Arg::key(c"key"), Arg::string(c"id"), Arg::int(c"lease_ms")],
+    acl_categories: c"write fast",
+};
+
 /// redis-cell's CL.THROTTLE, with its argument names.
 pub static THROTTLE: Info = Info {
     summary:

@@ -9,7 +9,7 @@ use std::sync::atomic::Ordering::Relaxed;
 
 use redis_module::raw::RedisModuleInfoCtx;
 
-use super::commands::{all, throttle};
+use super::commands::{all, lease, throttle};
 use super::entry::guard;
 use super::ffi::{api, has};
 use super::kinds::{self, EachKind, Kind};
@@ -38,6 +38,8 @@ fn section(ctx: *mut RedisModuleInfoCtx) {
     kinds::each(&mut lines);
     lines.command(c"all", &all::STATS);
     lines.command(c"throttle", &throttle::STATS);
+    lines.command(c"release", &lease::RELEASE_STATS);
+    lines.command(c"renew", &lease::RENEW_STATS);
     lines.dict(c"retry_after", stats::retry_histogram());
     let field = |name: &CStr, v: u64| {
         api!(RedisModule_InfoAddFieldULongLong(ctx, name.as_ptr(), v as _));

@@ -2,7 +2,7 @@
 //! them, [`with_kinds!`]. Everything that names a kind follows from these:
 //! the command table and handlers, the data types, `RL.ALL`'s specs,
 //! `RL.PEEK`, `RL.APPLY`'s payload dispatch, `INFO rl` and the "expected
-//! GCRA, TOKENBUCKET, SLIDE, LOG or QUOTA" error texts.
+//! GCRA, TOKENBUCKET, SLIDE, LOG, QUOTA or CONCURRENCY" error texts.
 //!
 //! Adding a kind: its algorithm in `core/` (implementing
 //! [`Algorithm`](crate::core::Algorithm)), its state's encoding in
@@ -14,13 +14,17 @@ use std::sync::atomic::{AtomicPtr, Ordering};
 
 use redis_module::raw::RedisModuleType;
 
+use crate::core::lease::{LeaseId, MAX_LEASE_LIMIT};
 use crate::core::log::MAX_LOG_LIMIT;
-use crate::core::{Algorithm, Gcra, SlidingLog, SlidingWindow, TokenBucket};
+use crate::core::{Algorithm, Change, Gcra, SlidingLog, SlidingWindow, TokenBucket};
 
+use super::args::id;
 use super::args::{ArgError, Cursor, Options};
 use super::command_info::{self, Info};
 use super::ffi::Argv;
 use super::fixed;
+use super::lease::{self, Acquire};
+use super::lease_value;
 use super::log_value;
 use super::quota::QuotaLimit;
 use super::stats::Counters;
@@ -36,6 +40,7 @@ macro_rules! with_kinds {
             Slide: $crate::core::SlidingWindow,
             Log: $crate::core::SlidingLog,
             Quota: $crate::module::quota::QuotaLimit,
+            Concurrency: $crate::module::lease::Acquire,
         }
     };
 }
@@ -71,6 +76,13 @@ pub trait Kind: Algorithm<Write: Stored> + 'static {
     /// `value` is a live value of its data type; the state read borrows it
     /// for `'v`, during which nothing writes to it.
     unsafe fn read<'v>(value: *mut c_void) -> Self::State<'v>;
+    /// Whether its reply has a sixth field, `lease` (`RL.ACQUIRE`).
+    const LEASE_REPLY: bool = false;
+    /// The lease a written change answers (only with [`LEASE_REPLY`](Self::LEASE_REPLY)).
+    #[inline]
+    fn lease(_change: Option<&Change<Self::Write>>) -> Option<LeaseId> {
+        None
+    }
     /// Its arguments after the key: the positionals, then the options.
     fn grammar<'a, F: Fn(usize) -> &'a [u8]>(c: &mut Cursor<'a, F>) -> Result<(Self, Options), ArgError>;
 
@@ -87,20 +99,19 @@ pub trait Kind: Algorithm<Write: Stored> + 'static {
     }
 }
 
-/// A fresh slot for a kind's data type.
-macro_rules! type_slot {
-    () => {{
-        static SLOT: AtomicPtr<RedisModuleType> = AtomicPtr::new(std::ptr::null_mut());
-        &SLOT
-    }};
-}
-
-/// A fresh set of `INFO rl` counters.
-macro_rules! counters {
-    () => {{
-        static COUNTERS: Counters = Counters::new();
-        &COUNTERS
-    }};
+/// A kind's own statics: its `INFO rl` counters and the slot of its data
+/// type (set once, at load).
+macro_rules! statics {
+    () => {
+        fn stats() -> &'static Counters {
+            static COUNTERS: Counters = Counters::new();
+            &COUNTERS
+        }
+        fn registered() -> &'static AtomicPtr<RedisModuleType> {
+            static SLOT: AtomicPtr<RedisModuleType> = AtomicPtr::new(std::ptr::null_mut());
+            &SLOT
+        }
+    };
 }
 
 /// `RL.GCRA key limit period_ms [BURST n] [COST n | REFUND n] [PEEK]`
@@ -112,12 +123,7 @@ impl Kind for Gcra {
     const INFO_NAME: &'static CStr = c"gcra";
     const DOCS: &'static Info = &command_info::GCRA;
     const POSITIONALS: usize = 2;
-    fn stats() -> &'static Counters {
-        counters!()
-    }
-    fn registered() -> &'static AtomicPtr<RedisModuleType> {
-        type_slot!()
-    }
+    statics!();
     unsafe fn read<'v>(value: *mut c_void) -> Self::State<'v> {
         // SAFETY: per the contract; its values are made by `fixed`.
         unsafe { fixed::read(value) }
@@ -139,12 +145,7 @@ impl Kind for TokenBucket {
     const INFO_NAME: &'static CStr = c"tokenbucket";
     const DOCS: &'static Info = &command_info::TOKENBUCKET;
     const POSITIONALS: usize = 3;
-    fn stats() -> &'static Counters {
-        counters!()
-    }
-    fn registered() -> &'static AtomicPtr<RedisModuleType> {
-        type_slot!()
-    }
+    statics!();
     unsafe fn read<'v>(value: *mut c_void) -> Self::State<'v> {
         // SAFETY: per the contract; its values are made by `fixed`.
         unsafe { fixed::read(value) }
@@ -167,12 +168,7 @@ impl Kind for SlidingWindow {
     const INFO_NAME: &'static CStr = c"slide";
     const DOCS: &'static Info = &command_info::SLIDE;
     const POSITIONALS: usize = 2;
-    fn stats() -> &'static Counters {
-        counters!()
-    }
-    fn registered() -> &'static AtomicPtr<RedisModuleType> {
-        type_slot!()
-    }
+    statics!();
     unsafe fn read<'v>(value: *mut c_void) -> Self::State<'v> {
         // SAFETY: per the contract; its values are made by `fixed`.
         unsafe { fixed::read(value) }
@@ -194,12 +190,7 @@ impl Kind for SlidingLog {
     const INFO_NAME: &'static CStr = c"log";
     const DOCS: &'static Info = &command_info::LOG;
     const POSITIONALS: usize = 2;
-    fn stats() -> &'static Counters {
-        counters!()
-    }
-    fn registered() -> &'static AtomicPtr<RedisModuleType> {
-        type_slot!()
-    }
+    statics!();
     unsafe fn read<'v>(value: *mut c_void) -> Self::State<'v> {
         // SAFETY: per the contract; its values are made by `log_value`.
         unsafe { log_value::read(value) }
@@ -222,12 +213,7 @@ impl Kind for QuotaLimit {
     const INFO_NAME: &'static CStr = c"quota";
     const DOCS: &'static Info = &command_info::QUOTA;
     const POSITIONALS: usize = 2;
-    fn stats() -> &'static Counters {
-        counters!()
-    }
-    fn registered() -> &'static AtomicPtr<RedisModuleType> {
-        type_slot!()
-    }
+    statics!();
     unsafe fn read<'v>(value: *mut c_void) -> Self::State<'v> {
         // SAFETY: per the contract; its values are made by `fixed`.
         unsafe { fixed::read(value) }
@@ -237,6 +223,37 @@ impl Kind for QuotaLimit {
         let period = c.next_arg("period")?;
         let (opts, tz) = c.options_with_tz()?;
         Ok((QuotaLimit::new(limit, period, tz)?, opts))
+    }
+}
+
+/// `RL.ACQUIRE key limit lease_ms [COST n] [ID id] [PEEK]`: the concurrency
+/// limit, `CONCURRENCY` in `RL.ALL` and `RL.PEEK`. (`RL.RELEASE` and
+/// `RL.RENEW` act on its keys: `commands::lease`.)
+impl Kind for Acquire {
+    const COMMAND: &'static CStr = c"RL.ACQUIRE";
+    const KEYWORD: &'static str = "CONCURRENCY";
+    const TYPE_NAME: &'static CStr = c"rl-lease-";
+    const EVENT: &'static CStr = c"rl.acquire";
+    const INFO_NAME: &'static CStr = c"concurrency";
+    const DOCS: &'static Info = &command_info::ACQUIRE;
+    const POSITIONALS: usize = 2;
+    const LEASE_REPLY: bool = true;
+    statics!();
+    unsafe fn read<'v>(value: *mut c_void) -> Self::State<'v> {
+        // SAFETY: per the contract; its values are made by `lease_value`.
+        unsafe { lease_value::read(value) }
+    }
+    #[inline]
+    fn lease(change: Option<&Change<Self::Write>>) -> Option<LeaseId> {
+        lease::lease_of(change)
+    }
+    fn grammar<'a, F: Fn(usize) -> &'a [u8]>(c: &mut Cursor<'a, F>) -> Result<(Self, Options), ArgError> {
+        // At most 100,000: memory grows with it.
+        let limit = c.next_int_in("limit", 1, MAX_LEASE_LIMIT)?;
+        let lease_ms = c.next_period("lease_ms")?;
+        let (opts, name) = c.options_with_id()?;
+        let name = name.map(|bytes| id(bytes, "ID")).transpose()?;
+        Ok((Acquire::new(limit, lease_ms, name)?, opts))
     }
 }
 
@@ -286,7 +303,7 @@ pub fn is_keyword(word: &[u8]) -> bool {
     KEYWORDS.iter().any(|k| word.eq_ignore_ascii_case(k.as_bytes()))
 }
 
-/// "GCRA, TOKENBUCKET, SLIDE, LOG or QUOTA": the kinds, for error texts.
+/// "GCRA, TOKENBUCKET, SLIDE, LOG, QUOTA or CONCURRENCY": the kinds, for error texts.
 pub fn expected() -> String {
     match KEYWORDS.split_last() {
         Some((last, [])) => (*last).to_string(),
@@ -310,13 +327,16 @@ mod tests {
     fn every_kind_is_listed_once_with_its_own_names() {
         let mut names = Names(Vec::new());
         each(&mut names);
-        assert_eq!(names.0, ["RL.GCRA", "RL.TOKENBUCKET", "RL.SLIDE", "RL.LOG", "RL.QUOTA"]);
-        assert_eq!(expected(), "GCRA, TOKENBUCKET, SLIDE, LOG or QUOTA");
-        // Each command is RL.<keyword>, and data type names are 9 characters.
+        assert_eq!(names.0, ["RL.GCRA", "RL.TOKENBUCKET", "RL.SLIDE", "RL.LOG", "RL.QUOTA", "RL.ACQUIRE"]);
+        assert_eq!(expected(), "GCRA, TOKENBUCKET, SLIDE, LOG, QUOTA or CONCURRENCY");
+        // Each command is RL.<keyword> (but the concurrency limit's, which
+        // acquires), and data type names are 9 characters.
         struct Check;
         impl EachKind for Check {
             fn kind<K: Kind>(&mut self) {
-                assert_eq!(K::COMMAND.to_str().unwrap(), format!("RL.{}", K::KEYWORD));
+                if K::KEYWORD != "CONCURRENCY" {
+                    assert_eq!(K::COMMAND.to_str().unwrap(), format!("RL.{}", K::KEYWORD));
+                }
                 assert_eq!(K::TYPE_NAME.to_bytes().len(), 9, "{:?}", K::TYPE_NAME);
                 assert_eq!(K::DOCS.arity, -(2 + K::POSITIONALS as i32), "{:?}", K::COMMAND);
                 assert!(std::ptr::eq(K::stats(), K::stats()));

@@ -16,6 +16,8 @@ pub mod fixed;
 pub mod hooks;
 pub mod info;
 pub mod kinds;
+pub mod lease;
+pub mod lease_value;
 pub mod log_value;
 pub mod quota;
 pub mod reply;
@@ -126,6 +128,27 @@ const COMMANDS: &[Command] = &[
         key_step: 1,
         info: || &command_info::APPLY,
     },
+    // A concurrency limit's leases end or are extended on the key
+    // RL.ACQUIRE keeps. Not `deny-oom`: ending a lease frees memory, and a
+    // renewal takes none.
+    Command {
+        name: c"RL.RELEASE",
+        handler: on_release,
+        flags: c"write fast",
+        first_key: 1,
+        last_key: 1,
+        key_step: 1,
+        info: || &command_info::RELEASE,
+    },
+    Command {
+        name: c"RL.RENEW",
+        handler: on_renew,
+        flags: c"write fast",
+        first_key: 1,
+        last_key: 1,
+        key_step: 1,
+        info: || &command_info::RENEW,
+    },
     // The read-only form of every kind: not `write`, not `deny-oom`, so it
     // runs on read-only replicas, in read-only scripts and under OOM.
     Command {
@@ -189,6 +212,8 @@ trampoline! {
     on_throttle => commands::throttle::command,
     on_apply => commands::apply::command,
     on_peek => commands::peek::command,
+    on_release => commands::lease::release,
+    on_renew => commands::lease::renew,
     on_top => commands::top::command,
 }
 #[cfg(feature = "test-hooks")]

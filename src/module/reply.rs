@@ -1,11 +1,14 @@
 //! Decision -> reply: a RESP2 array of five integers, or a RESP3 map with
-//! the five names and a boolean `allowed`.
+//! the five names and a boolean `allowed`; `RL.ACQUIRE` adds a sixth field,
+//! `lease`.
 
 use redis_module::raw;
 
-use crate::core::Decision;
+use crate::core::lease::LeaseId;
+use crate::core::{Change, Decision};
 
 use super::ffi::{api, cstr, has, reply_array, reply_i64, Ctx};
+use super::kinds::Kind;
 
 /// Whether the calling client speaks RESP3 (and the server can build maps),
 /// given the command's [`context_flags`](super::ffi::context_flags).
@@ -25,10 +28,42 @@ fn clamp(v: u64) -> i64 {
     i64::try_from(v).unwrap_or(i64::MAX)
 }
 
-/// Replies with one decision.
-pub fn decision(ctx: Ctx<'_>, d: &Decision, map: bool) {
+/// Replies with kind `K`'s answer: its decision, and for `RL.ACQUIRE` the
+/// lease the written `change` holds (nil when nothing was written: a
+/// denial, a PEEK, COST 0).
+#[inline]
+pub fn kind<K: Kind>(ctx: Ctx<'_>, d: &Decision, change: Option<&Change<K::Write>>, map: bool) {
+    if K::LEASE_REPLY {
+        let lease = K::lease(change);
+        with_lease(ctx, d, lease.as_ref().map(LeaseId::as_bytes), map);
+    } else {
+        decision(ctx, d, map);
+    }
+}
+
+/// The five fields and a sixth, `lease`: a bulk string, or nil.
+pub fn with_lease(ctx: Ctx<'_>, d: &Decision, lease: Option<&[u8]>, map: bool) {
+    fields(ctx, d, map, 6);
     if map {
-        api!(RedisModule_ReplyWithMap(ctx.raw(), 5));
+        key(ctx, c"lease");
+    }
+    match lease {
+        Some(id) => api!(RedisModule_ReplyWithStringBuffer(ctx.raw(), id.as_ptr().cast(), id.len())),
+        None => api!(RedisModule_ReplyWithNull(ctx.raw())),
+    };
+}
+
+/// Replies with one decision.
+#[inline]
+pub fn decision(ctx: Ctx<'_>, d: &Decision, map: bool) {
+    fields(ctx, d, map, 5);
+}
+
+/// The five fields of a decision, in a map or array of `len` (more follow).
+#[inline]
+fn fields(ctx: Ctx<'_>, d: &Decision, map: bool, len: usize) {
+    if map {
+        api!(RedisModule_ReplyWithMap(ctx.raw(), len as _));
         key(ctx, c"allowed");
         api!(RedisModule_ReplyWithBool(ctx.raw(), d.allowed as i32));
         key(ctx, c"limit");
@@ -40,7 +75,7 @@ pub fn decision(ctx: Ctx<'_>, d: &Decision, map: bool) {
         key(ctx, c"reset_after_ms");
         reply_i64(ctx, clamp(d.reset_after_ms));
     } else {
-        reply_array(ctx, 5);
+        reply_array(ctx, len);
         reply_i64(ctx, d.allowed as i64);
         reply_i64(ctx, clamp(d.limit));
         reply_i64(ctx, clamp(d.remaining));

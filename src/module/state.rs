@@ -8,7 +8,7 @@
 //! refund that fills the limiter remove the key. The key is closed before the server is told about the write, as a
 //! built-in command does.
 
-use std::ffi::c_void;
+use std::ffi::{c_void, CStr};
 
 use redis_module::raw::{self, RedisModuleString};
 
@@ -67,6 +67,9 @@ pub struct KeyState<'c, K: Kind> {
     /// The value the key holds (found at open, or written since).
     held: Option<*mut c_void>,
     written: Written<K::Write>,
+    /// The keyspace event a write fires: the kind's, unless
+    /// [`set_event`](Self::set_event) named another.
+    event: &'static CStr,
 }
 
 impl<'c, K: Kind> KeyState<'c, K> {
@@ -87,7 +90,7 @@ impl<'c, K: Kind> KeyState<'c, K> {
     /// Opens `name` for writing whatever it holds (`RL.APPLY`, which
     /// replaces the value as SET or RESTORE would): see [`apply`](Self::apply).
     pub fn open_any(ctx: Ctx<'c>, name: *mut RedisModuleString) -> Self {
-        Self { ctx, name, key: Some(OpenKey::write(ctx, name)), held: None, written: Written::Nothing }
+        Self { ctx, name, key: Some(OpenKey::write(ctx, name)), held: None, written: Written::Nothing, event: K::EVENT }
     }
 
     #[inline]
@@ -97,7 +100,7 @@ impl<'c, K: Kind> KeyState<'c, K> {
             Slot::Module(ty, value) if ty == K::redis_type() => Some(value),
             _ => return Err(WrongType),
         };
-        Ok(Self { ctx, name, key: Some(key), held, written: Written::Nothing })
+        Ok(Self { ctx, name, key: Some(key), held, written: Written::Nothing, event: K::EVENT })
     }
 
     /// The key's state, as K's algorithm reads it (borrowed: no write
@@ -108,6 +111,12 @@ impl<'c, K: Kind> KeyState<'c, K> {
         // open or written since), and `&self` keeps every write out while
         // the state borrows it.
         self.held.map(|value| unsafe { K::read(value) })
+    }
+
+    /// The keyspace event the next write fires, in place of the kind's
+    /// (`RL.RELEASE`, `RL.RENEW` on `RL.ACQUIRE`'s keys).
+    pub fn set_event(&mut self, event: &'static CStr) {
+        self.event = event;
     }
 
     /// Makes `change`, setting the key's expiry (`now_ns`: the time the
@@ -199,12 +208,12 @@ impl<'c, K: Kind> KeyState<'c, K> {
             Written::Nothing => return,
             Written::Applied => {
                 api!(RedisModule_SignalModifiedKey(ctx, name));
-                api!(RedisModule_NotifyKeyspaceEvent(ctx, raw::REDISMODULE_NOTIFY_MODULE, K::EVENT.as_ptr(), name));
+                api!(RedisModule_NotifyKeyspaceEvent(ctx, raw::REDISMODULE_NOTIFY_MODULE, self.event.as_ptr(), name));
                 return;
             }
             Written::State(write, expire_at_ms) => {
                 api!(RedisModule_SignalModifiedKey(ctx, name));
-                api!(RedisModule_NotifyKeyspaceEvent(ctx, raw::REDISMODULE_NOTIFY_MODULE, K::EVENT.as_ptr(), name));
+                api!(RedisModule_NotifyKeyspaceEvent(ctx, raw::REDISMODULE_NOTIFY_MODULE, self.event.as_ptr(), name));
                 if !propagate {
                     return;
                 }
@@ -219,7 +228,12 @@ impl<'c, K: Kind> KeyState<'c, K> {
             Written::Deleted { refund } => {
                 api!(RedisModule_SignalModifiedKey(ctx, name));
                 if refund {
-                    api!(RedisModule_NotifyKeyspaceEvent(ctx, raw::REDISMODULE_NOTIFY_MODULE, K::EVENT.as_ptr(), name));
+                    api!(RedisModule_NotifyKeyspaceEvent(
+                        ctx,
+                        raw::REDISMODULE_NOTIFY_MODULE,
+                        self.event.as_ptr(),
+                        name
+                    ));
                 }
                 api!(RedisModule_NotifyKeyspaceEvent(ctx, raw::REDISMODULE_NOTIFY_GENERIC, c"del".as_ptr(), name));
                 if !propagate {

@@ -88,6 +88,14 @@ impl Tally {
         }
     }
 
+    /// `RL.RELEASE` / `RL.RENEW` answered: 1 (counted as allowed) or 0.
+    pub fn answered(&mut self, ok: bool) {
+        self.decided = true;
+        if ok {
+            self.counters.allowed.fetch_add(1, Relaxed);
+        }
+    }
+
     pub fn decision(&mut self, d: &Decision) {
         self.decided(d.allowed, d.retry_after_ms);
     }

@@ -24,9 +24,9 @@ use super::ffi::OpenKey;
 /// The command that carries an effect.
 pub const APPLY: &CStr = c"RL.APPLY";
 
-/// The longest effect payload of any write (the sliding log's change: a
-/// tag and 11 words).
-pub const MAX_PAYLOAD: usize = 1 + 8 * 11;
+/// The longest effect payload of any write (a lease set's change: a tag
+/// and its words, with room for a 128-byte id).
+pub const MAX_PAYLOAD: usize = 1 + 8 * crate::core::lease::LEASE_CHANGE_WORDS;
 
 /// A kind's write, and everything about the module value it is written to.
 /// Implemented by each kind's [`Algorithm::Write`](crate::core::Algorithm::Write).

@@ -309,3 +309,35 @@ pub fn mixed_workload(
     }
     w
 }
+
+/// A file of the multi-part AOF whose name contains `part`.
+pub fn aof_file(s: &Server, part: &str) -> Vec<u8> {
+    let dir = s.dir().join("appendonlydir");
+    let path = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.contains(part)))
+        .unwrap_or_else(|| panic!("no AOF file {part}"));
+    std::fs::read(path).expect("read the AOF file")
+}
+
+/// The payload of every `RL.APPLY key payload` in an AOF file.
+pub fn apply_payloads(aof: &[u8]) -> Vec<Vec<u8>> {
+    let marker = b"$8\r\nRL.APPLY\r\n";
+    let mut out = Vec::new();
+    let mut at = 0;
+    // Reads a bulk string `$len\r\n<bytes>\r\n` at `i`.
+    let bulk = |i: usize| -> (Vec<u8>, usize) {
+        let nl = i + aof[i..].windows(2).position(|w| w == b"\r\n").unwrap();
+        let len: usize = std::str::from_utf8(&aof[i + 1..nl]).unwrap().parse().unwrap();
+        (aof[nl + 2..nl + 2 + len].to_vec(), nl + 2 + len + 2)
+    };
+    while let Some(pos) = aof[at..].windows(marker.len()).position(|w| w == marker) {
+        let (_key, next) = bulk(at + pos + marker.len());
+        let (payload, next) = bulk(next);
+        out.push(payload);
+        at = next;
+    }
+    out
+}

@@ -224,7 +224,7 @@ mod tests {
         let e = all("RL.ALL 1 a LEAKY 1 1").unwrap_err();
         assert_eq!(
             e.to_string(),
-            "ERR syntax error: unknown limiter 'LEAKY' (expected GCRA, TOKENBUCKET, SLIDE, LOG or QUOTA) (spec 1)"
+            "ERR syntax error: unknown limiter 'LEAKY' (expected GCRA, TOKENBUCKET, SLIDE, LOG, QUOTA or CONCURRENCY) (spec 1)"
         );
     }
 }

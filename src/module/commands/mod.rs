@@ -11,11 +11,12 @@
 pub mod all;
 pub mod all_args;
 pub mod apply;
+pub mod lease;
 pub mod peek;
 pub mod throttle;
 pub mod top;
 
-use crate::core::{Algorithm, Decision};
+use crate::core::{Algorithm, Verdict};
 
 use super::args::{ArgError, Options};
 use super::clock;
@@ -27,8 +28,9 @@ use super::stats::Counters;
 
 /// A kind's own command, `RL.<KEYWORD> key <grammar> [PEEK]`.
 pub fn kind_command<K: Kind>(ctx: Ctx<'_>, args: Argv<'_>) {
-    run::<K, K>(ctx, args, K::stats(), K::parse_command, |ctx, d, flags| {
-        reply::decision(ctx, d, reply::wants_map(flags))
+    run::<K, K>(ctx, args, K::stats(), K::parse_command, |ctx, verdict, wrote, flags| {
+        let written = verdict.change.as_ref().filter(|_| wrote);
+        reply::kind::<K>(ctx, &verdict.decision, written, reply::wants_map(flags))
     });
 }
 
@@ -41,7 +43,7 @@ pub fn run<K: Kind, A: for<'s> Algorithm<State<'s> = K::State<'s>, Write = K::Wr
     args: Argv<'_>,
     stats: &'static Counters,
     parse: impl FnOnce(&Argv<'_>) -> Result<(A, Options), ArgError>,
-    reply: impl FnOnce(Ctx<'_>, &Decision, u32),
+    reply: impl FnOnce(Ctx<'_>, &Verdict<K::Write>, bool, u32),
 ) {
     let mut tally = stats.tally();
     let (limiter, opts) = match parse(&args) {
@@ -60,7 +62,8 @@ pub fn run<K: Kind, A: for<'s> Algorithm<State<'s> = K::State<'s>, Write = K::Wr
     };
     let flags = context_flags(ctx);
 
-    if let (false, Some(change)) = (opts.peek, &verdict.change) {
+    let wrote = !opts.peek && verdict.change.is_some();
+    if let (true, Some(change)) = (wrote, &verdict.change) {
         let stored = key.write(change, now_ns);
         key.close();
         if !stored {
@@ -78,5 +81,5 @@ pub fn run<K: Kind, A: for<'s> Algorithm<State<'s> = K::State<'s>, Write = K::Wr
     if opts.refund.is_some() {
         tally.refunded(1);
     }
-    reply(ctx, &verdict.decision, flags);
+    reply(ctx, &verdict, wrote, flags);
 }

@@ -48,6 +48,7 @@ impl WithKind for Peek<'_> {
         let decision = limiter.decide(key.state(), clock::now_ns(), opts.cost).decision;
         drop(key);
         tally.decision(&decision);
-        reply::decision(ctx, &decision, reply::wants_map(context_flags(ctx)));
+        // Nothing is written: a lease is nil.
+        reply::kind::<K>(ctx, &decision, None, reply::wants_map(context_flags(ctx)));
     }
 }

@@ -1,0 +1,78 @@
+//! `RL.RELEASE key id` and `RL.RENEW key id lease_ms`: end or extend a live
+//! lease on a key that `RL.ACQUIRE` keeps. The integer reply is 1 if the
+//! lease was live (and is now ended, or extended to `now + lease_ms`), else
+//! 0: unknown, already released, or expired, and nothing is written. A
+//! write goes through the one key-state path, the expired leases dropped
+//! with it, and is propagated as the change; ending the last live lease
+//! deletes the key. Each fires its own keyspace event (`rl.release`,
+//! `rl.renew`; a release that empties the key then `del`).
+
+use std::ffi::CStr;
+
+use crate::core::lease::{LeaseBlock, LeaseReply, Leases};
+use crate::module::args;
+use crate::module::clock;
+use crate::module::ffi::{context_flags, reply_error, reply_i64, reply_wrong_arity, Argv, Ctx};
+use crate::module::lease::{classify, Acquire};
+use crate::module::state::{KeyState, WRONGTYPE};
+use crate::module::stats::{Counters, Tally};
+
+/// RL.RELEASE's `INFO rl` counters (allowed: answered 1).
+pub static RELEASE_STATS: Counters = Counters::new();
+/// RL.RENEW's.
+pub static RENEW_STATS: Counters = Counters::new();
+
+pub fn release(ctx: Ctx<'_>, args: Argv<'_>) {
+    let tally = RELEASE_STATS.tally();
+    if args.len() != 3 {
+        return reply_wrong_arity(ctx);
+    }
+    let id = match args::id(args.bytes(2), "id") {
+        Ok(id) => id,
+        Err(e) => return reply_error(ctx, &e.to_string()),
+    };
+    settle(ctx, &args, tally, c"rl.release", |set, now_ns| Leases::release(set, now_ns, &id));
+}
+
+pub fn renew(ctx: Ctx<'_>, args: Argv<'_>) {
+    let tally = RENEW_STATS.tally();
+    if args.len() != 4 {
+        return reply_wrong_arity(ctx);
+    }
+    let parsed = args::id(args.bytes(2), "id").and_then(|id| Ok((id, args::period(args.bytes(3), "lease_ms")?)));
+    let (id, lease_ms) = match parsed {
+        Ok(parsed) => parsed,
+        Err(e) => return reply_error(ctx, &e.to_string()),
+    };
+    settle(ctx, &args, tally, c"rl.renew", |set, now_ns| {
+        // lease_ms was checked above: the core's range is the same.
+        Leases::renew(set, now_ns, &id, lease_ms).unwrap_or(LeaseReply { ok: false, change: None })
+    });
+}
+
+/// Reads the key's lease set, asks `op`, writes its change (if any), and
+/// answers 1 or 0.
+fn settle(
+    ctx: Ctx<'_>,
+    args: &Argv<'_>,
+    mut tally: Tally,
+    event: &'static CStr,
+    op: impl FnOnce(Option<&LeaseBlock<&[u64]>>, u64) -> LeaseReply,
+) {
+    let Ok(mut key) = KeyState::<Acquire>::open(ctx, args.string(1)) else {
+        return reply_error(ctx, WRONGTYPE);
+    };
+    let now_ns = clock::now_ns();
+    let r = op(key.state().as_ref(), now_ns);
+    if let Some(change) = r.change.map(classify) {
+        key.set_event(event);
+        let stored = key.write(&change, now_ns);
+        key.close();
+        if !stored {
+            return reply_error(ctx, "ERR could not store the limiter state");
+        }
+        key.announce(context_flags(ctx), true);
+    }
+    tally.answered(r.ok);
+    reply_i64(ctx, i64::from(r.ok));
+}

@@ -1,0 +1,94 @@
+//! `RL.ACQUIRE`'s limiter (the `CONCURRENCY` spec of `RL.ALL`): the core's
+//! lease set (`core::lease`) with this call's `ID`, and the seed of a new
+//! key's generated ids.
+//!
+//! A key holds a set of weighted leases in one block from the server's
+//! allocator (`lease_value`); a call reads it in place and writes a
+//! [`LeaseChange`] of constant size (the expired leases dropped, one lease
+//! added, renewed or ended): what is applied, and what replicas and the AOF
+//! receive.
+
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+
+use crate::core::lease::{AcquireOutcome, LeaseBlock, LeaseChange, LeaseChangeKind, LeaseId, LeaseOp, Leases};
+use crate::core::{Algorithm, Change, Outcome, ParamError, Verdict, Write};
+
+/// `RL.ACQUIRE key limit lease_ms [COST n] [ID id]`: the limit and lease
+/// length, and the lease's name if the caller gave one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Acquire {
+    leases: Leases,
+    id: Option<LeaseId>,
+}
+
+/// Lease keys created on this node: the seed of a new key's generated ids,
+/// so a key deleted and created again within one millisecond (or one
+/// MULTI, where time stands still) never repeats an id.
+static SEED: AtomicU64 = AtomicU64::new(0);
+
+impl Acquire {
+    pub fn new(limit: u64, lease_ms: u64, id: Option<LeaseId>) -> Result<Self, ParamError> {
+        Ok(Self { leases: Leases::new(limit, lease_ms)?, id })
+    }
+
+    #[inline]
+    fn acquire(&self, state: Option<LeaseBlock<&[u64]>>, now_ns: u64, cost: u64) -> AcquireOutcome {
+        let seed = if state.is_none() { SEED.fetch_add(1, Relaxed) } else { 0 };
+        self.leases.acquire(state.as_ref(), now_ns, cost, self.id.as_ref(), seed)
+    }
+}
+
+/// The lease an allowed acquire answers: the new lease's id, or the renewed
+/// one's (`None` for any other write, and when nothing is written).
+pub fn lease_of(change: Option<&Change<LeaseChange>>) -> Option<LeaseId> {
+    let Some(Change::Consume(w)) = change else { return None };
+    match w.state.op {
+        LeaseOp::Add(lease) => Some(lease.id),
+        LeaseOp::Renew { id, .. } => Some(id),
+        LeaseOp::None | LeaseOp::Release(_) => None,
+    }
+}
+
+/// How a lease change is written: an acquire or a renewal consumes (it
+/// holds units), a release gives back (and deletes the key with the last
+/// lease), a clock repair repairs.
+pub fn classify(c: LeaseChange) -> Change<LeaseChange> {
+    let w = Write { state: c, expire_at_ms: c.expire_at_ms };
+    match (c.kind, c.delete) {
+        (LeaseChangeKind::Acquire | LeaseChangeKind::Renew, _) => Change::Consume(w),
+        (LeaseChangeKind::Release, false) => Change::Refund(Some(w)),
+        (LeaseChangeKind::Release, true) => Change::Refund(None),
+        (LeaseChangeKind::Repair, false) => Change::Repair(w),
+        (LeaseChangeKind::Repair, true) => Change::Delete,
+    }
+}
+
+impl Algorithm for Acquire {
+    type State<'s> = LeaseBlock<&'s [u64]>;
+    type Write = LeaseChange;
+
+    fn limit(&self) -> u64 {
+        self.leases.limit()
+    }
+
+    fn check(&self, state: Option<Self::State<'_>>, now_ns: u64, cost: u64) -> Outcome<LeaseChange> {
+        let o = self.acquire(state, now_ns, cost);
+        let write = o.change.filter(|c| !c.delete).map(|c| Write { state: c, expire_at_ms: c.expire_at_ms });
+        Outcome { decision: o.decision, write }
+    }
+
+    /// Leases take no refund (the grammar refuses `REFUND`); a status query.
+    fn refund(&self, state: Self::State<'_>, now_ns: u64, _units: u64) -> Outcome<LeaseChange> {
+        self.check(Some(state), now_ns, 0)
+    }
+
+    #[inline]
+    fn decide(&self, state: Option<Self::State<'_>>, now_ns: u64, cost: u64) -> Verdict<LeaseChange> {
+        let o = self.acquire(state, now_ns, cost);
+        Verdict { decision: o.decision, change: o.change.map(classify) }
+    }
+
+    fn settle(&self, state: Option<Self::State<'_>>, now_ns: u64, _units: u64) -> Verdict<LeaseChange> {
+        self.decide(state, now_ns, 0)
+    }
+}

@@ -1,0 +1,251 @@
+//! How a lease set (`RL.ACQUIRE`) is kept: a variable-size state.
+//!
+//! - Value: one block of words from the server's allocator,
+//!   `[block_words, block..]`, where `block` is the core's [`LeaseBlock`]
+//!   (its slots, an AVL tree by deadline, and an id index). Its capacity is
+//!   a power of two that doubles when a write needs room, and halves when a
+//!   quarter or less of it is used; its slots widen when a longer id
+//!   arrives. MEMORY USAGE reports the block.
+//! - A write is a [`LeaseChange`] (the core's): the expired leases dropped,
+//!   one lease added, renewed or ended, a clock repair, the new header and
+//!   expiry. It is applied to the block in place and is the effect payload:
+//!   `c` and its words (233 bytes), whatever the set holds. A replica
+//!   applies it to its own set after checking that it fits.
+//! - The whole set ([`LeaseBlock::to_words`]: count, header, then each
+//!   lease in order with its id) is what RDB (encoding version 1) and DUMP
+//!   carry as unsigneds, what the AOF rewrite emits as the payload `C` and
+//!   its words (the server adds `PEXPIREAT`), and what DEBUG DIGEST-VALUE
+//!   reads, in order (so the block's layout never shows). A count above
+//!   100,000 is refused before anything is allocated, and a loaded set must
+//!   be one the core could have written ([`LeaseBlock::from_words`]).
+
+use std::ffi::c_void;
+use std::os::raw::c_int;
+
+use redis_module::raw::{RedisModuleDigest, RedisModuleIO, RedisModuleString, RedisModuleType};
+
+use crate::core::lease::{LeaseBlock, LeaseChange, LeaseRead, LEASE_CHANGE_WORDS, MAX_ID_LEN, MAX_LEASE_LIMIT};
+
+use super::block::{self, alloc, replace, words, words_mut};
+use super::ffi::{api, OpenKey, Slot};
+use super::stored::{Stored, APPLY, MAX_PAYLOAD};
+
+/// The tag of a change's payload.
+const CHANGE_TAG: u8 = b'c';
+/// The tag of a whole set's payload (AOF rewrite).
+const WHOLE_TAG: u8 = b'C';
+const _: () = assert!(8 * LEASE_CHANGE_WORDS < MAX_PAYLOAD);
+
+/// The set a block holds (blocks are only ever made holding a valid set).
+///
+/// # Safety
+/// As for [`words`].
+pub unsafe fn read<'v>(value: *mut c_void) -> LeaseBlock<&'v [u64]> {
+    // SAFETY: per the contract.
+    LeaseBlock::open(unsafe { words(value) }).unwrap_or_else(|| unreachable!("a lease block holds a set"))
+}
+
+/// A new block of layout `(capacity, id_words)` holding `from`'s set.
+fn copy_into_new(from: &LeaseBlock<&mut [u64]>, capacity: usize, id_words: usize) -> Option<*mut c_void> {
+    let block = alloc(LeaseBlock::words_for(capacity, id_words));
+    // SAFETY: just made, owned here.
+    if from.grow_into(unsafe { words_mut(block) }, id_words).is_some() {
+        Some(block)
+    } else {
+        block::free(block);
+        None
+    }
+}
+
+/// A block holding the whole set `w` ([`LeaseBlock::to_words`]), if valid.
+fn from_whole(w: &[u64]) -> Option<*mut c_void> {
+    let (capacity, id_words) = LeaseBlock::layout_of_words(w)?;
+    let block = alloc(LeaseBlock::words_for(capacity, id_words));
+    // SAFETY: just made, owned here.
+    if LeaseBlock::from_words(unsafe { words_mut(block) }, w).is_some() {
+        Some(block)
+    } else {
+        block::free(block);
+        None
+    }
+}
+
+fn decode_change(payload: &[u8]) -> Option<LeaseChange> {
+    let body = payload.strip_prefix(&[CHANGE_TAG])?;
+    if body.len() != 8 * LEASE_CHANGE_WORDS {
+        return None;
+    }
+    let mut w = [0u64; LEASE_CHANGE_WORDS];
+    for (word, bytes) in w.iter_mut().zip(body.chunks_exact(8)) {
+        *word = u64::from_le_bytes(bytes.try_into().ok()?);
+    }
+    LeaseChange::from_words(&w).filter(|c| !c.delete)
+}
+
+impl Stored for LeaseChange {
+    fn owns_tag(tag: u8) -> bool {
+        tag == CHANGE_TAG || tag == WHOLE_TAG
+    }
+
+    fn create(w: &LeaseChange) -> Option<*mut c_void> {
+        if w.delete {
+            return None;
+        }
+        let (capacity, id_words) = LeaseBlock::first_layout(w);
+        let block = alloc(LeaseBlock::words_for(capacity, id_words));
+        // SAFETY: just made, owned here.
+        let applied =
+            LeaseBlock::init(unsafe { words_mut(block) }, id_words, w.header).filter(|b| w.fits(b)).map(|mut b| {
+                w.apply(&mut b);
+            });
+        if applied.is_none() {
+            block::free(block);
+            return None;
+        }
+        Some(block)
+    }
+
+    unsafe fn update(
+        key: &OpenKey<'_>,
+        ty: *mut RedisModuleType,
+        value: *mut c_void,
+        w: &LeaseChange,
+    ) -> Option<*mut c_void> {
+        // SAFETY: per the contract; the key is open for writing, and nothing
+        // else reads the block meanwhile.
+        let mut set = LeaseBlock::open(unsafe { words_mut(value) })?;
+        if w.delete || !w.fits(&set) {
+            return None;
+        }
+        if let Some((capacity, id_words)) = set.needs_room(w) {
+            let bigger = copy_into_new(&set, capacity, id_words)?;
+            // SAFETY: just made, owned here.
+            let mut grown = LeaseBlock::open(unsafe { words_mut(bigger) })?;
+            w.apply(&mut grown);
+            return replace(key, ty, value, bigger);
+        }
+        w.apply(&mut set);
+        let (len, capacity) = (set.len(), set.capacity());
+        if len * 4 > capacity || capacity <= 4 {
+            return Some(value);
+        }
+        // Shrink: a quarter or less of the block is used. (Refused, the key
+        // keeps the bigger block, changed.)
+        let id_words = set.id_words();
+        let Some(smaller) = copy_into_new(&set, (2 * len).next_power_of_two().max(1), id_words) else {
+            return Some(value);
+        };
+        Some(replace(key, ty, value, smaller).unwrap_or(value))
+    }
+
+    fn encode<'b>(w: &LeaseChange, expire_at_ms: u64, buf: &'b mut [u8; MAX_PAYLOAD]) -> &'b [u8] {
+        debug_assert_eq!(expire_at_ms, w.expire_at_ms);
+        buf[0] = CHANGE_TAG;
+        for (i, word) in w.to_words().iter().enumerate() {
+            buf[1 + 8 * i..9 + 8 * i].copy_from_slice(&word.to_le_bytes());
+        }
+        &buf[..1 + 8 * LEASE_CHANGE_WORDS]
+    }
+
+    /// A change applies to the set the key holds (or to none); a whole set
+    /// replaces whatever the key held, as RESTORE would.
+    fn apply(key: &OpenKey<'_>, ty: *mut RedisModuleType, payload: &[u8], now_ms: u64) -> bool {
+        if let Some(rest) = payload.strip_prefix(&[WHOLE_TAG]) {
+            if rest.len() % 8 != 0 {
+                return false;
+            }
+            let w: Vec<u64> =
+                rest.chunks_exact(8).map(|b| u64::from_le_bytes(b.try_into().unwrap_or([0; 8]))).collect();
+            let Some(block) = from_whole(&w) else { return false };
+            return match key.slot() {
+                // (`replace` frees whichever block the key does not hold.)
+                Slot::Module(t, old) if t == ty => replace(key, ty, old, block).is_some(),
+                _ if key.set_value(ty, block) => true,
+                _ => {
+                    block::free(block);
+                    false
+                }
+            };
+        }
+        let Some(change) = decode_change(payload) else { return false };
+        let stored = match key.slot() {
+            // SAFETY: a value of this type is a live lease block.
+            Slot::Module(t, value) if t == ty => unsafe { Self::update(key, ty, value, &change) }.is_some(),
+            Slot::Empty => match Self::create(&change) {
+                Some(block) if key.set_value(ty, block) => true,
+                Some(block) => {
+                    block::free(block);
+                    false
+                }
+                None => false,
+            },
+            _ => false,
+        };
+        stored && key.set_expire_at(change.expire_at_ms, now_ms)
+    }
+
+    fn rdb_load(rdb: *mut RedisModuleIO, encver: c_int) -> *mut c_void {
+        if encver != 1 {
+            return std::ptr::null_mut();
+        }
+        let next = || {
+            let w = api!(RedisModule_LoadUnsigned(rdb));
+            (api!(RedisModule_IsIOError(rdb)) == 0).then_some(w)
+        };
+        // The count first: refused above the largest limit before anything
+        // is collected. Each lease is 4 words and its id's (1 to 16).
+        let load = || -> Option<*mut c_void> {
+            let n = next().filter(|&n| n <= MAX_LEASE_LIMIT)?;
+            let mut w = vec![n, next()?, next()?];
+            for _ in 0..n {
+                let fixed = [next()?, next()?, next()?, next()?];
+                let id_len = usize::try_from(fixed[3]).ok().filter(|l| (1..=MAX_ID_LEN).contains(l))?;
+                w.extend_from_slice(&fixed);
+                for _ in 0..id_len.div_ceil(8) {
+                    w.push(next()?);
+                }
+            }
+            from_whole(&w)
+        };
+        load().unwrap_or(std::ptr::null_mut())
+    }
+
+    unsafe fn rdb_save(rdb: *mut RedisModuleIO, value: *mut c_void) {
+        // SAFETY: per the contract.
+        for w in unsafe { read(value) }.to_words() {
+            api!(RedisModule_SaveUnsigned(rdb, w));
+        }
+    }
+
+    unsafe fn aof_rewrite(aof: *mut RedisModuleIO, key: *mut RedisModuleString, value: *mut c_void) {
+        // SAFETY: per the contract.
+        let set = unsafe { read(value) };
+        let mut payload = vec![WHOLE_TAG];
+        for w in set.to_words() {
+            payload.extend_from_slice(&w.to_le_bytes());
+        }
+        api!(RedisModule_EmitAOF(aof, APPLY.as_ptr(), c"sb".as_ptr(), key, payload.as_ptr(), payload.len()));
+    }
+
+    unsafe fn digest(md: *mut RedisModuleDigest, value: *mut c_void) {
+        // SAFETY: per the contract.
+        for w in unsafe { read(value) }.to_words() {
+            api!(RedisModule_DigestAddLongLong(md, w as i64));
+        }
+        api!(RedisModule_DigestEndSequence(md));
+    }
+
+    unsafe fn mem_usage(value: *const c_void) -> usize {
+        // SAFETY: per the contract.
+        unsafe { block::bytes(value) }
+    }
+
+    unsafe fn copy(value: *const c_void) -> *mut c_void {
+        // SAFETY: per the contract.
+        unsafe { block::copy(value) }
+    }
+
+    unsafe fn free(value: *mut c_void) {
+        block::free(value);
+    }
+}
