@@ -16,6 +16,7 @@ pub mod calendar;
 pub mod decision;
 pub mod gcra;
 pub mod heavy_hitters;
+pub mod lease;
 pub mod log;
 pub mod quota;
 pub mod schedule;
@@ -29,6 +30,10 @@ pub use algorithm::{Algorithm, Change, Verdict};
 pub use calendar::{tzdata_release, CacheSlot, Calendar, CalendarCache, Period, Unit, Window, Zone};
 pub use decision::{Decision, Outcome, ParamError, Write};
 pub use gcra::{Gcra, GcraState};
+pub use lease::{
+    AcquireOutcome, Lease, LeaseBlock, LeaseChange, LeaseChangeKind, LeaseHeader, LeaseId, LeaseOp, LeaseReply,
+    LeaseStore, LeaseVec, Leases,
+};
 pub use log::{ChangeKind, LogBuf, LogChange, LogEntry, LogHeader, LogOp, LogOutcome, LogRing, LogStore, SlidingLog};
 pub use quota::{Quota, QuotaAt, QuotaState, Refund, Settle};
 pub use schedule::Schedule;
