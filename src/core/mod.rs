@@ -9,7 +9,8 @@
 //!
 //! Quotas (`quota`, with their calendar windows in real time zones in
 //! `calendar`) are `RL.QUOTA`'s core. The exact sliding log (`log`) has its
-//! pure core here; the module does not offer it yet.
+//! pure core here; the module does not offer it yet. Nor does it the
+//! concurrency lease set (`lease`, RL.ACQUIRE's core).
 
 pub mod algorithm;
 pub mod calendar;
