@@ -894,6 +894,10 @@ const SUM_MASK: u64 = (1 << 56) - 1;
 /// 10^9), 168 with 128-byte ids.
 pub struct LeaseBlock<'a> {
     w: &'a mut [u64],
+    /// The id words of a slot and the capacity, read once by `open` (a
+    /// block's layout never changes; growing makes a new block).
+    idw: usize,
+    cap: usize,
 }
 
 #[derive(Clone, Copy)]
@@ -961,17 +965,17 @@ impl<'a> LeaseBlock<'a> {
             && cap <= MAX_LEASE_CAPACITY
             && len <= cap
             && if len == 0 { root == u64::from(NIL) } else { root < len as u64 };
-        fits.then_some(Self { w: words })
+        fits.then_some(Self { w: words, idw, cap })
     }
 
     /// Slots the block has room for.
     pub fn capacity(&self) -> usize {
-        (self.w.len() - LEASE_BLOCK_HEADER_WORDS) / (SLOT_FIXED + self.id_words() + 1)
+        self.cap
     }
 
     /// The id words of a slot.
     pub fn id_words(&self) -> usize {
-        self.w[1] as usize
+        self.idw
     }
 
     /// The layout a block needs before `change` applies to it, if it has
