@@ -565,7 +565,11 @@ impl<'a, S: LeaseStore> Reading<'a, S> {
     /// reset time after it.
     fn write(&self, kind: LeaseChangeKind, op: LeaseOp, next_seq: u64) -> (LeaseChange, u64) {
         let now = self.now;
-        let drop = self.store.map_or(0, |s| s.count_through(now));
+        // Every lease holds at least one unit: no expired units, no walk.
+        let drop = match self.store {
+            Some(s) if self.expired > 0 => s.count_through(now),
+            _ => 0,
+        };
         let (except, set) = match op {
             LeaseOp::None => (None, None),
             LeaseOp::Add(ref l) => (Some(&l.id), Some(l.deadline_ns)),
