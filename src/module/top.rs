@@ -7,22 +7,27 @@
 //! - denied: every denied call that could have written (not PEEK, RL.PEEK
 //!   or COST 0) adds 1 to its key, exactly (an `RL.ALL` adds 1 to each key
 //!   that denied). Denials are the rarer path and the one operators ask
-//!   about, so they are counted one by one.
+//!   about, so they are counted one by one, in a summary ranked by
+//!   Stream-Summary buckets: adding 1 to a key, or evicting a smallest for
+//!   a new one, is O(1).
 //! - consumed: allowed calls add their cost, sampled so that an allowed
 //!   decision stays within a few percent of its cost without tracking. A
 //!   call of cost `c` is taken with probability `min(1, c / K)` (`K` is the
 //!   module argument `top-sample`) and then adds `max(c, K)`: the expected
 //!   sum of a key is its true sum, and its variance at most `(K - 1)` times
-//!   it. `K = 1` counts every call exactly.
+//!   it. `K = 1` counts every call exactly. Its weights vary, so its
+//!   summary is ranked by a heap.
 //!
 //! The summaries live behind one mutex: commands run on the server's main
-//! thread, so it is never contended; it only makes the sharing sound.
+//! thread, so it is never contended; it only makes the sharing sound, for
+//! about 17 instructions a denial (lock and unlock, measured with `make
+//! profile`), well under 1 % of one.
 
 use std::ptr::NonNull;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
-use crate::core::heavy_hitters::{Hitter, Memory, SpaceSaving};
+use crate::core::heavy_hitters::{Buckets, Heap, Hitter, Memory, SpaceSaving};
 use crate::core::Decision;
 
 use super::ffi::api;
@@ -48,9 +53,10 @@ impl Memory for ServerMemory {
     }
 }
 
+/// See the module's docs for why each ranking.
 struct Summaries {
-    denied: SpaceSaving<ServerMemory>,
-    consumed: SpaceSaving<ServerMemory>,
+    denied: SpaceSaving<ServerMemory, Buckets<ServerMemory>>,
+    consumed: SpaceSaving<ServerMemory, Heap<ServerMemory>>,
 }
 
 static TOP: Mutex<Option<Summaries>> = Mutex::new(None);
