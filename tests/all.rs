@@ -277,6 +277,40 @@ fn a_key_may_appear_only_once() {
     assert!(!exists(&mut c, "k") && !exists(&mut c, "a"));
 }
 
+/// SPEC: the word after COST, REFUND, BURST or TZ is always that option's
+/// value, even when it spells a keyword; so a spec answers what the single
+/// command answers, with the spec's number.
+#[test]
+fn an_option_value_that_spells_a_keyword_is_still_the_options_value() {
+    let s = frozen_server();
+    let mut c = s.conn();
+    let err = |c: &mut Connection, line: &str| err_of(c, &line.split(' ').collect::<Vec<_>>());
+    let cases = [
+        ("RL.GCRA k 10 1000 COST GCRA", "RL.ALL 1 k GCRA 10 1000 COST GCRA"),
+        ("RL.GCRA k 10 1000 COST PEEK", "RL.ALL 1 k GCRA 10 1000 COST PEEK"),
+        ("RL.SLIDE k 10 1000 REFUND SLIDE", "RL.ALL 1 k SLIDE 10 1000 REFUND SLIDE"),
+        ("RL.GCRA k 10 1000 BURST QUOTA", "RL.ALL 1 k GCRA 10 1000 BURST QUOTA"),
+        ("RL.QUOTA k 10 DAY TZ GCRA", "RL.ALL 1 k QUOTA 10 DAY TZ GCRA"),
+        ("RL.TOKENBUCKET k 10 1 1000 COST TOKENBUCKET", "RL.ALL 1 k TOKENBUCKET 10 1 1000 COST TOKENBUCKET"),
+    ];
+    for (single, spec) in cases {
+        let want = format!("{} (spec 1)", err(&mut c, single));
+        assert_eq!(err(&mut c, spec), want, "{spec}");
+    }
+    assert_eq!(err(&mut c, "RL.ALL 1 k GCRA 10 1000 COST GCRA"), "ERR COST is not an integer (spec 1)");
+    // The value is taken whichever spec it is in, and the specs after it
+    // are not shifted.
+    assert_eq!(
+        err(&mut c, "RL.ALL 2 a b GCRA 10 1000 COST 1 SLIDE 1 1000 COST SLIDE"),
+        "ERR COST is not an integer (spec 2)"
+    );
+    assert_eq!(
+        err(&mut c, "RL.ALL 2 a b GCRA 10 1000 BURST GCRA SLIDE 1 1000"),
+        "ERR BURST is not an integer (spec 1)"
+    );
+    assert!(!exists(&mut c, "k") && !exists(&mut c, "a") && !exists(&mut c, "b"));
+}
+
 #[test]
 fn bad_arguments_get_an_error_naming_the_problem_and_write_nothing() {
     let s = frozen_server();
@@ -310,7 +344,8 @@ fn bad_arguments_get_an_error_naming_the_problem_and_write_nothing() {
         ("1 a GCRA 5 1000 BURST 2 BURST 3", "ERR syntax error: BURST given more than once (spec 1)"),
         ("1 a SLIDE 1 1 COST 1 COST 1", "ERR syntax error: COST given more than once (spec 1)"),
         ("1 a SLIDE 1 1 COST", "ERR syntax error: COST needs a value (spec 1)"),
-        ("1 a SLIDE 1 1 COST PEEK", "ERR syntax error: COST needs a value (spec 1)"),
+        // The word after COST is its value, even PEEK.
+        ("1 a SLIDE 1 1 COST PEEK", "ERR COST is not an integer (spec 1)"),
         ("1 a SLIDE 1 1 COST -1", "ERR COST is out of range (must be 0 to 4294967295) (spec 1)"),
         ("2 a b GCRA 5 1000 SLIDE 0 1000", "ERR limit is out of range (must be 1 to 4294967295) (spec 2)"),
         ("2 a b GCRA 5 1000 SLIDE 5 10.5", "ERR window_ms is not an integer (spec 2)"),

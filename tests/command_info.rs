@@ -393,3 +393,116 @@ fn command_docs_describe_every_command_and_argument() {
         )
     );
 }
+
+/// `[name, value, name, value, ...]` (a RESP2 map) as pairs.
+fn pairs(v: &Value) -> Vec<(String, &Value)> {
+    let Value::Array(items) = v else { panic!("not an array: {v:?}") };
+    items.chunks(2).map(|kv| (text(&kv[0]), &kv[1])).collect()
+}
+
+/// RL.TOP is a container, as SLOWLOG: reading the board (DENIED,
+/// CONSUMED) is `readonly`, RESET carries what SLOWLOG RESET carries
+/// (`admin`, its categories and its tips), so ACL rules and cluster clients
+/// can tell them apart; COMMAND INFO and COMMAND DOCS show each.
+#[test]
+fn rl_top_declares_each_subcommand_with_its_own_flags_and_docs() {
+    let s = Server::start();
+    let mut con = s.conn();
+    let v = s.version();
+    let can_set = v.is_valkey() || v.at_least(7, 2, 0);
+
+    // COMMAND INFO: field 9 lists the subcommands, each as a command.
+    let subcommands = |con: &mut Connection, name: &str| -> Vec<Vec<String>> {
+        let Value::Array(commands) = query(con, &format!("COMMAND INFO {name}")) else { panic!() };
+        let Value::Array(fields) = &commands[0] else { panic!("{name}: {commands:?}") };
+        let Value::Array(subs) = &fields[9] else { panic!("{name}: {fields:?}") };
+        let mut subs: Vec<Vec<String>> = subs
+            .iter()
+            .map(|s| match s {
+                Value::Array(f) => f.iter().map(text).collect(),
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        subs.sort();
+        subs
+    };
+    let sorted = |words: &str| {
+        let mut w: Vec<&str> = words.trim_matches(['[', ']']).split(' ').filter(|w| !w.is_empty()).collect();
+        w.sort();
+        w.join(" ")
+    };
+    let top = subcommands(&mut con, "RL.TOP");
+    let names: Vec<&str> = top.iter().map(|f| f[0].as_str()).collect();
+    assert_eq!(names, ["RL.TOP|CONSUMED", "RL.TOP|DENIED", "RL.TOP|HELP", "RL.TOP|RESET"]);
+    // name, arity, flags, first, last, step, categories, tips.
+    let row = |name: &str| top.iter().find(|f| f[0] == name).unwrap().clone();
+    let categories = |c: &'static str| if can_set { c } else { "[]" };
+    for name in ["RL.TOP|DENIED", "RL.TOP|CONSUMED"] {
+        let f = row(name);
+        assert_eq!((f[1].as_str(), sorted(&f[2]).as_str()), ("-2", "loading module readonly stale"), "{name}");
+        assert_eq!(&f[3..8], ["0", "0", "0", categories("[@read @slow]"), "[]"], "{name}");
+    }
+    let reset = row("RL.TOP|RESET");
+    let slowlog_reset = subcommands(&mut con, "SLOWLOG").into_iter().find(|f| f[0] == "slowlog|reset").unwrap();
+    assert_eq!(reset[1], "2");
+    assert_eq!(sorted(&reset[2]), sorted(&format!("module {}", slowlog_reset[2].trim_matches(['[', ']']))));
+    assert_eq!(reset[6], categories("[@admin @slow @dangerous]"));
+    if can_set {
+        assert_eq!(reset[6], slowlog_reset[6]);
+    }
+    assert_eq!(reset[7], "[request_policy:all_nodes response_policy:all_succeeded]");
+    assert_eq!(reset[7], slowlog_reset[7]);
+    let help = row("RL.TOP|HELP");
+    assert_eq!((help[1].as_str(), sorted(&help[2]).as_str()), ("2", "loading module stale"));
+
+    // COMMAND DOCS: the container, then each subcommand's own docs.
+    let Value::Array(pair) = query(&mut con, "COMMAND DOCS RL.TOP") else { panic!() };
+    let docs = without_display_text(&pair[1]);
+    let fields = pairs(&docs);
+    let field = |name: &str| fields.iter().find(|(k, _)| k == name).map(|(_, v)| *v);
+    let since = env!("CARGO_PKG_VERSION");
+    assert_eq!(
+        text(field("summary").unwrap()),
+        "Who is limited on this node: the keys with the most denied calls or consumed units"
+    );
+    assert_eq!(text(field("complexity").unwrap()), "Depends on subcommand.");
+    assert!(field("arguments").is_none());
+    let mut subs: Vec<(String, String)> =
+        pairs(field("subcommands").expect("subcommands")).into_iter().map(|(k, v)| (k, text(v))).collect();
+    subs.sort();
+    let head = |summary: &str, complexity: &str| {
+        format!("summary {summary} since {since} group module complexity {complexity} module rl")
+    };
+    let count =
+        "[name count type integer token COUNT summary how many keys, 1 to top-capacity (default 10) flags [optional]]";
+    let want = [
+        (
+            "RL.TOP|CONSUMED",
+            format!(
+                "[{} arguments [{count}]]",
+                head(
+                    "The node's keys with the most consumed units since the last reset (sampled), highest first, \
+                     with their error",
+                    "O(C log C) where C is top-capacity"
+                )
+            ),
+        ),
+        (
+            "RL.TOP|DENIED",
+            format!(
+                "[{} arguments [{count}]]",
+                head(
+                    "The node's keys with the most denied calls since the last reset, highest first, with their error",
+                    "O(C log C) where C is top-capacity"
+                )
+            ),
+        ),
+        ("RL.TOP|HELP", format!("[{}]", head("Shows RL.TOP's subcommands", "O(1)"))),
+        (
+            "RL.TOP|RESET",
+            format!("[{}]", head("Empties both RL.TOP lists of this node", "O(C) where C is top-capacity")),
+        ),
+    ];
+    let want: Vec<(String, String)> = want.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
+    assert_eq!(subs, want);
+}

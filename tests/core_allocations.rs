@@ -139,3 +139,33 @@ fn the_sliding_log_allocates_nothing_once_it_has_reached_its_size() {
     }
     assert_eq!(after - before, 0, "the log allocated {} times", after - before);
 }
+
+/// RL.TOP's summaries (core/heavy_hitters.rs) take their memory when they
+/// are made: counting a key, a new one evicting another (a flood of
+/// distinct keys), a long key held by its prefix, or a reset allocates
+/// nothing, in either ranking.
+#[test]
+fn heavy_hitters_summaries_allocate_nothing_once_made() {
+    use redis_rl::core::heavy_hitters::{Buckets, Heap, SpaceSaving, SystemMemory, KEY_BYTES};
+    let mut denied = SpaceSaving::<SystemMemory, Buckets<SystemMemory>>::new(256, 7).unwrap();
+    let mut consumed = SpaceSaving::<SystemMemory, Heap<SystemMemory>>::new(256, 9).unwrap();
+    // The keys exist before counting starts: 5,000 short ones and a few
+    // longer than a slot holds.
+    let mut keys: Vec<Vec<u8>> = (0..5_000).map(|i| format!("user:{i}").into_bytes()).collect();
+    keys.extend((0..8).map(|i| format!("{}{i}", "x".repeat(KEY_BYTES)).into_bytes()));
+    let before = allocations();
+    for i in 0..50_000usize {
+        // Mostly new keys (every one evicts), now and then a heavy one.
+        let key = if i % 5 == 0 { &keys[i % 7] } else { &keys[i % keys.len()] };
+        denied.add(key, 1);
+        consumed.add(key, 1 + (i % 40) as u64);
+        if i % 20_000 == 19_999 {
+            denied.clear();
+            consumed.clear();
+        }
+    }
+    let after = allocations();
+    assert_eq!(denied.len(), 256);
+    assert!(denied.floor() > 0 && consumed.floor() > 0, "no eviction happened");
+    assert_eq!(after - before, 0, "the summaries allocated {} times", after - before);
+}

@@ -145,7 +145,9 @@ fn errors_name_the_argument_and_write_nothing() {
         ("RL.GCRA k 10 1000 TZ UTC", "ERR syntax error: unknown option 'TZ'"),
         ("RL.PEEK QUOTA k 10 DAY TZ Nowhere", "ERR TZ: unknown time zone 'Nowhere'"),
         ("RL.ALL 1 k QUOTA 10 1000 TZ UTC", "ERR TZ applies only to HOUR, DAY, WEEK, MONTH or YEAR (spec 1)"),
-        ("RL.ALL 1 k QUOTA 10 DAY TZ PEEK", "ERR syntax error: TZ needs a value (spec 1)"),
+        // The word after TZ is its value, even PEEK, as for RL.QUOTA.
+        ("RL.QUOTA k 10 DAY TZ PEEK", "ERR TZ: unknown time zone 'PEEK'"),
+        ("RL.ALL 1 k QUOTA 10 DAY TZ PEEK", "ERR TZ: unknown time zone 'PEEK' (spec 1)"),
     ];
     for (line, want) in cases {
         let words: Vec<&str> = line.split(' ').collect();

@@ -242,9 +242,11 @@ fn count_and_subcommands_are_checked() {
         (&["RL.TOP", "DENIED", "COUNT", "x"], "COUNT is not an integer"),
         (&["RL.TOP", "DENIED", "COUNT"], "COUNT needs a value"),
         (&["RL.TOP", "DENIED", "LIMIT", "3"], "unknown option 'LIMIT'"),
-        (&["RL.TOP", "RESET", "COUNT", "3"], "RESET takes no argument"),
-        (&["RL.TOP", "WHO"], "unknown RL.TOP subcommand 'WHO'"),
-        (&["RL.TOP"], "wrong number of arguments"),
+        // The server checks each subcommand's arity, and answers an
+        // unknown one, as for its own containers (SLOWLOG, CONFIG).
+        (&["RL.TOP", "RESET", "COUNT", "3"], "ERR wrong number of arguments for 'RL.TOP|RESET' command"),
+        (&["RL.TOP", "WHO"], "ERR unknown subcommand 'WHO'. Try RL.TOP HELP."),
+        (&["RL.TOP"], "ERR wrong number of arguments for 'RL.TOP' command"),
     ] {
         let e = err_of(&mut c, words);
         assert!(e.contains(says), "{words:?}: {e}");
@@ -283,19 +285,59 @@ fn bad_module_arguments_refuse_to_load() {
 }
 
 #[test]
-fn rl_top_is_a_read_only_command_without_keys() {
+fn rl_top_is_a_container_of_subcommands_without_keys() {
     let s = Server::start();
     let mut c = s.conn();
     let info: redis::Value = redis::cmd("COMMAND").arg("INFO").arg("RL.TOP").query(&mut c).unwrap();
-    let text = format!("{info:?}");
-    assert!(text.contains("readonly") && !text.contains("write"), "{text}");
     let redis::Value::Array(rows) = &info else { panic!("{info:?}") };
     let redis::Value::Array(row) = &rows[0] else { panic!("{info:?}") };
-    // Arity -2, no key: first, last, step 0.
+    // Arity -2, no key: first, last, step 0; and four subcommands
+    // (tests/command_info.rs checks each one's flags and docs).
     assert_eq!(row[1], redis::Value::Int(-2));
     assert_eq!(&row[3..6], [redis::Value::Int(0), redis::Value::Int(0), redis::Value::Int(0)]);
-    let docs: redis::Value = redis::cmd("COMMAND").arg("DOCS").arg("RL.TOP").query(&mut c).unwrap();
-    assert!(format!("{docs:?}").contains("CONSUMED"), "{docs:?}");
+    let redis::Value::Array(subcommands) = &row[9] else { panic!("{info:?}") };
+    assert_eq!(subcommands.len(), 4, "{info:?}");
+    // No subcommand writes.
+    assert!(!format!("{info:?}").contains("write"), "{info:?}");
+    // HELP lists every subcommand.
+    let help: Vec<String> = redis::cmd("RL.TOP").arg("HELP").query(&mut c).unwrap();
+    for sub in ["DENIED", "CONSUMED", "RESET", "HELP"] {
+        assert!(help.iter().any(|l| l.starts_with(sub)), "{sub}: {help:?}");
+    }
+}
+
+/// Reading the board is harmless; RESET is an admin action, as SLOWLOG
+/// RESET is: a user without admin rights reads both lists but cannot reset
+/// them. By name (`-rl.top|reset`) on every server; by category (`-@admin`)
+/// where the server gives module commands categories (Redis 7.2+, Valkey).
+#[test]
+fn a_user_without_admin_rights_reads_the_board_but_cannot_reset_it() {
+    let s = server(&["top-sample", "1"]);
+    let mut admin = s.conn();
+    rl(&mut admin, "RL.GCRA k 1 60000");
+    rl(&mut admin, "RL.GCRA k 1 60000");
+    let v = s.version();
+    let mut rules = vec![];
+    if v.is_valkey() || v.at_least(7, 2, 0) {
+        rules.push(("by_category", "-@admin"));
+    }
+    rules.push(("by_name", "-rl.top|reset"));
+    for (user, rule) in rules {
+        let setuser = ["ACL", "SETUSER", user, "on", ">pw", "~*", "&*", "+@all", rule];
+        common::limiter::raw(&mut admin, &setuser).unwrap_or_else(|e| panic!("{setuser:?}: {e}"));
+        let mut u = s.conn();
+        common::limiter::raw(&mut u, &["AUTH", user, "pw"]).expect("AUTH");
+        assert_eq!(top(&mut u, "DENIED", 10), [(b"k".to_vec(), 1, 0)], "{rule} on {v}");
+        assert_eq!(top(&mut u, "CONSUMED", 10), [(b"k".to_vec(), 1, 0)], "{rule} on {v}");
+        let e = err_of(&mut u, &["RL.TOP", "RESET"]);
+        assert!(e.starts_with("NOPERM"), "{rule} on {v}: {e}");
+        // Nothing was reset.
+        assert_eq!(top(&mut admin, "DENIED", 10).len(), 1, "{rule} on {v}");
+    }
+    // A user with every right resets them.
+    let ok: String = redis::cmd("RL.TOP").arg("RESET").query(&mut admin).unwrap();
+    assert_eq!(ok, "OK");
+    assert!(top(&mut admin, "DENIED", 10).is_empty());
 }
 
 /// Where redis-py is for `examples/rl-top` (`scripts/test-examples.sh`

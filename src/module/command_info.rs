@@ -308,24 +308,62 @@ pub static APPLY: Info = Info {
     acl_categories: c"write fast",
 };
 
+/// `RL.TOP`: a container of subcommands, each with its own flags and
+/// categories (as `SLOWLOG`), so that reading and resetting can be told
+/// apart by ACL rules.
 pub static TOP: Info = Info {
-    summary: c"The node's keys with the most denied calls or consumed units since the last reset, or RESET them",
-    complexity: c"O(C log C) where C is top-capacity (RESET: O(C))",
-    // RL.TOP RESET
+    summary: c"Who is limited on this node: the keys with the most denied calls or consumed units",
+    complexity: c"Depends on subcommand.",
     arity: -2,
     keys: Keys::None,
-    args: &[
-        Arg::one_of(
-            c"subcommand",
-            &[
-                Arg::flag(c"denied", c"DENIED").summary(c"keys by denied calls"),
-                Arg::flag(c"consumed", c"CONSUMED").summary(c"keys by consumed units (sampled: see the README)"),
-                Arg::flag(c"reset", c"RESET").summary(c"forget every key; COUNT does not apply"),
-            ],
-        ),
-        Arg::int(c"count").token(c"COUNT").optional().summary(c"how many keys, 1 to top-capacity (default 10)"),
-    ],
+    args: &[],
+    acl_categories: c"slow",
+};
+
+/// `[COUNT n]` of RL.TOP DENIED and CONSUMED.
+const TOP_COUNT: Arg =
+    Arg::int(c"count").token(c"COUNT").optional().summary(c"how many keys, 1 to top-capacity (default 10)");
+
+pub static TOP_DENIED: Info = Info {
+    summary: c"The node's keys with the most denied calls since the last reset, highest first, with their error",
+    complexity: c"O(C log C) where C is top-capacity",
+    arity: -2,
+    keys: Keys::None,
+    args: &[TOP_COUNT],
     acl_categories: c"read slow",
+};
+
+pub static TOP_CONSUMED: Info = Info {
+    summary:
+        c"The node's keys with the most consumed units since the last reset (sampled), highest first, with their error",
+    complexity: c"O(C log C) where C is top-capacity",
+    arity: -2,
+    keys: Keys::None,
+    args: &[TOP_COUNT],
+    acl_categories: c"read slow",
+};
+
+/// An admin action, as SLOWLOG RESET: the same categories, and in a
+/// cluster it is meant for every node.
+pub static TOP_RESET: Info = Info {
+    summary: c"Empties both RL.TOP lists of this node",
+    complexity: c"O(C) where C is top-capacity",
+    arity: 2,
+    keys: Keys::None,
+    args: &[],
+    acl_categories: c"admin slow dangerous",
+};
+
+/// SLOWLOG RESET's tips.
+pub const TOP_RESET_TIPS: &CStr = c"request_policy:all_nodes response_policy:all_succeeded";
+
+pub static TOP_HELP: Info = Info {
+    summary: c"Shows RL.TOP's subcommands",
+    complexity: c"O(1)",
+    arity: 2,
+    keys: Keys::None,
+    args: &[],
+    acl_categories: c"slow",
 };
 
 /// The layout of the structs below, so the server can index arrays of them
@@ -343,6 +381,12 @@ static VERSION: RedisModuleCommandInfoVersion = RedisModuleCommandInfoVersion {
 /// without `RedisModule_SetCommandInfo` (its keys are then found from
 /// first/last/step and, for RL.ALL, the getkeys-api callback).
 pub fn set(ctx: Ctx<'_>, name: &CStr, info: &Info) -> Result<(), &'static str> {
+    set_with_tips(ctx, name, info, None)
+}
+
+/// [`set`], with the command tips `COMMAND INFO` shows (space-separated,
+/// such as `request_policy:all_nodes`). `name` may be `container|subcommand`.
+pub fn set_with_tips(ctx: Ctx<'_>, name: &CStr, info: &Info, tips: Option<&'static CStr>) -> Result<(), &'static str> {
     if !has!(RedisModule_GetCommand) || !has!(RedisModule_SetCommandInfo) {
         return Ok(());
     }
@@ -364,7 +408,7 @@ pub fn set(ctx: Ctx<'_>, name: &CStr, info: &Info) -> Result<(), &'static str> {
         complexity: info.complexity.as_ptr(),
         since: SINCE.as_ptr(),
         history: null_mut(),
-        tips: null(),
+        tips: tips.map_or(null(), CStr::as_ptr),
         arity: info.arity,
         key_specs: key_specs.as_mut_ptr(),
         args: c_args(info.args),

@@ -75,6 +75,9 @@ pub fn api_available() -> Result<(), &'static str> {
         ("DigestEndSequence", has!(RedisModule_DigestEndSequence)),
         ("CreateDataType", has!(RedisModule_CreateDataType)),
         ("CreateCommand", has!(RedisModule_CreateCommand)),
+        // RL.TOP's subcommands (Redis 7.0+, as GetCommand).
+        ("GetCommand", has!(RedisModule_GetCommand)),
+        ("CreateSubcommand", has!(RedisModule_CreateSubcommand)),
         ("SetModuleOptions", has!(RedisModule_SetModuleOptions)),
     ];
     match required.iter().find(|(_, present)| !present) {

@@ -26,7 +26,7 @@ pub mod stats;
 pub mod stored;
 pub mod top;
 
-use std::ffi::CStr;
+use std::ffi::{CStr, CString};
 use std::os::raw::c_int;
 
 use redis_module::raw::{self, RedisModuleCtx, RedisModuleString};
@@ -160,19 +160,67 @@ const COMMANDS: &[Command] = &[
         key_step: 1,
         info: || &command_info::PEEK_COMMAND,
     },
-    // Who is limited: reads the node's summaries, touches no key. Not
-    // `fast` (it sorts up to top-capacity entries). RESET clears them,
-    // as SLOWLOG RESET clears the slow log.
-    Command {
-        name: c"RL.TOP",
-        handler: on_top,
-        flags: c"readonly allow-loading allow-stale",
-        first_key: 0,
-        last_key: 0,
-        key_step: 0,
-        info: || &command_info::TOP,
-    },
 ];
+
+/// `RL.TOP`: a container (no handler, no flags of its own) whose
+/// subcommands carry their own flags, as SLOWLOG's do: reading the board
+/// touches no key and runs anywhere, RESET is an admin action. None is
+/// `fast` (DENIED and CONSUMED sort up to top-capacity entries).
+const TOP: &CStr = c"RL.TOP";
+const TOP_SUBCOMMANDS: &[(Command, Option<&CStr>)] = &[
+    (top_row(c"DENIED", on_top_denied, c"readonly allow-loading allow-stale", || &command_info::TOP_DENIED), None),
+    (
+        top_row(c"CONSUMED", on_top_consumed, c"readonly allow-loading allow-stale", || &command_info::TOP_CONSUMED),
+        None,
+    ),
+    (
+        top_row(c"RESET", on_top_reset, c"admin allow-loading allow-stale", || &command_info::TOP_RESET),
+        Some(command_info::TOP_RESET_TIPS),
+    ),
+    (top_row(c"HELP", on_top_help, c"allow-loading allow-stale", || &command_info::TOP_HELP), None),
+];
+
+/// One RL.TOP subcommand: no key.
+const fn top_row(
+    name: &'static CStr,
+    handler: RawHandler,
+    flags: &'static CStr,
+    info: fn() -> &'static Info,
+) -> Command {
+    Command { name, handler, flags, first_key: 0, last_key: 0, key_step: 0, info }
+}
+
+/// Registers `RL.TOP` and its subcommands, with their docs.
+fn create_top(ctx: Ctx<'_>) -> Result<(), String> {
+    let status = api!(RedisModule_CreateCommand(ctx.raw(), TOP.as_ptr(), None, c"".as_ptr(), 0, 0, 0));
+    let parent = api!(RedisModule_GetCommand(ctx.raw(), TOP.as_ptr()));
+    if status != raw::REDISMODULE_OK as c_int || parent.is_null() {
+        return Err(format!("could not register command {TOP:?}"));
+    }
+    if let Err(why) = command_info::set(ctx, TOP, &command_info::TOP) {
+        log_warning(&format!("command info for {TOP:?} not set: {why}"));
+    }
+    for (c, tips) in TOP_SUBCOMMANDS {
+        let status = api!(RedisModule_CreateSubcommand(
+            parent,
+            c.name.as_ptr(),
+            Some(c.handler),
+            c.flags.as_ptr(),
+            c.first_key,
+            c.last_key,
+            c.key_step
+        ));
+        if status != raw::REDISMODULE_OK as c_int {
+            return Err(format!("could not register subcommand {TOP:?} {:?}", c.name));
+        }
+        // The server finds a subcommand as `container|subcommand`.
+        let full = CString::new([TOP.to_bytes(), b"|", c.name.to_bytes()].concat()).unwrap_or_default();
+        if let Err(why) = command_info::set_with_tips(ctx, &full, (c.info)(), *tips) {
+            log_warning(&format!("command info for {full:?} not set: {why}"));
+        }
+    }
+    Ok(())
+}
 
 /// RL.ALL's docs, with one spec form per kind.
 fn all_docs() -> &'static Info {
@@ -214,7 +262,10 @@ trampoline! {
     on_peek => commands::peek::command,
     on_release => commands::lease::release,
     on_renew => commands::lease::renew,
-    on_top => commands::top::command,
+    on_top_denied => commands::top::denied,
+    on_top_consumed => commands::top::consumed,
+    on_top_reset => commands::top::reset,
+    on_top_help => commands::top::help,
 }
 #[cfg(feature = "test-hooks")]
 trampoline! {
@@ -370,7 +421,8 @@ fn load(ctx: Ctx<'_>, args: &[RedisString]) -> Status {
 
     let mut kinds = RegisterKinds { ctx, result: Ok(()) };
     kinds::each(&mut kinds);
-    let registered = kinds.result.and_then(|()| COMMANDS.iter().try_for_each(|c| create(ctx, c)));
+    let registered =
+        kinds.result.and_then(|()| COMMANDS.iter().try_for_each(|c| create(ctx, c))).and_then(|()| create_top(ctx));
     if let Err(why) = registered {
         log_warning(&why);
         return Status::Err;

@@ -57,6 +57,24 @@ fn ends_spec(word: &[u8]) -> bool {
     word.eq_ignore_ascii_case(b"PEEK") || kinds::is_keyword(word)
 }
 
+/// The options whose next word is always their value, even when it spells
+/// a keyword or PEEK (SPEC): that word never ends a spec.
+const TAKES_VALUE: [&[u8]; 5] = [b"COST", b"REFUND", b"BURST", b"TZ", b"ID"];
+
+fn takes_value(word: &[u8]) -> bool {
+    TAKES_VALUE.iter().any(|o| word.eq_ignore_ascii_case(o))
+}
+
+/// Where the spec whose keyword is at `at` ends: the next spec keyword or
+/// PEEK that is not an option's value, or `len`.
+fn spec_end<'a>(arg: &impl Fn(usize) -> &'a [u8], at: usize, len: usize) -> usize {
+    let mut i = at + 1;
+    while i < len && !ends_spec(arg(i)) {
+        i += if takes_value(arg(i)) { 2 } else { 1 };
+    }
+    i.min(len)
+}
+
 /// Parses RL.ALL's arguments (`args[0]` is the command name). Keys are only
 /// compared, never read: the caller opens them once this has succeeded.
 pub fn all_from<'a>(len: usize, arg: impl Fn(usize) -> &'a [u8]) -> Result<AllArgs, ArgError> {
@@ -89,7 +107,7 @@ pub fn all_from<'a>(len: usize, arg: impl Fn(usize) -> &'a [u8]) -> Result<AllAr
             });
         }
         // The spec runs up to the next spec keyword, PEEK, or the end.
-        let end = (i + 1..len).find(|&j| ends_spec(arg(j))).unwrap_or(len);
+        let end = spec_end(&arg, i, len);
         let spec = parse_spec(word, &arg, i + 1, end)
             .unwrap_or_else(|| Err(ArgError::UnknownLimiter(printable(word), kinds::expected())))
             .map_err(|e| ArgError::InSpec(specs.len() + 1, Box::new(e)))?;
@@ -190,7 +208,7 @@ mod tests {
             all("RL.ALL 2 a b SLIDE 1 1 SLIDE 1 1 BURST 2"),
             in_spec(2, ArgError::UnknownOption(Some("BURST".into())))
         );
-        assert_eq!(all("RL.ALL 1 a SLIDE 1 1 COST GCRA"), in_spec(1, ArgError::MissingValue("COST")));
+        assert_eq!(all("RL.ALL 1 a SLIDE 1 1 COST"), in_spec(1, ArgError::MissingValue("COST")));
         assert_eq!(
             ArgError::InSpec(2, Box::new(ArgError::NotInteger("window_ms"))).to_string(),
             "ERR window_ms is not an integer (spec 2)"
@@ -202,9 +220,8 @@ mod tests {
         let parsed = all("RL.ALL 2 a b GCRA 10 1000 refund 7 SLIDE 3 1000 COST 2").expect("valid");
         assert_eq!(parsed.specs[0].refund, Some(7));
         assert_eq!((parsed.specs[1].cost, parsed.specs[1].refund), (2, None));
-        // As COST: a keyword after REFUND starts the next spec.
         assert_eq!(
-            all("RL.ALL 1 a GCRA 10 1000 REFUND SLIDE"),
+            all("RL.ALL 1 a GCRA 10 1000 REFUND"),
             Err(ArgError::InSpec(1, Box::new(ArgError::MissingValue("REFUND"))))
         );
         assert_eq!(
@@ -217,6 +234,29 @@ mod tests {
         );
         assert_eq!(all("RL.ALL 2 a b GCRA 10 1000 REFUND 1 SLIDE 1 1 PEEK"), Err(ArgError::Conflict("REFUND", "PEEK")));
         assert_eq!(all("RL.ALL 1 a SLIDE 1 1 PEEK").map(|a| a.peek), Ok(true));
+    }
+
+    /// SPEC: the word after COST, REFUND, BURST or TZ is that option's
+    /// value even when it spells a keyword (or PEEK): it does not end the spec.
+    #[test]
+    fn the_word_after_an_option_is_its_value_even_when_it_spells_a_keyword() {
+        let in_spec = |n, e| Err(ArgError::InSpec(n, Box::new(e)));
+        assert_eq!(all("RL.ALL 1 a SLIDE 1 1 COST GCRA"), in_spec(1, ArgError::NotInteger("COST")));
+        assert_eq!(all("RL.ALL 1 a SLIDE 1 1 cost peek"), in_spec(1, ArgError::NotInteger("COST")));
+        assert_eq!(all("RL.ALL 1 a GCRA 10 1000 REFUND SLIDE"), in_spec(1, ArgError::NotInteger("REFUND")));
+        assert_eq!(all("RL.ALL 1 a GCRA 10 1000 BURST TOKENBUCKET"), in_spec(1, ArgError::NotInteger("BURST")));
+        assert_eq!(
+            all("RL.ALL 2 a b GCRA 10 1000 COST 1 SLIDE 1 1 COST QUOTA"),
+            in_spec(2, ArgError::NotInteger("COST"))
+        );
+        // The specs after a value are found as before.
+        let parsed = all("RL.ALL 2 a b GCRA 10 1000 COST 2 SLIDE 3 1000 PEEK").expect("valid");
+        assert_eq!((parsed.specs.len(), parsed.specs[0].cost, parsed.peek), (2, 2, true));
+        // A zone is a word like any other: the kind's grammar judges it.
+        assert_eq!(
+            all("RL.ALL 2 a b QUOTA 10 DAY TZ GCRA GCRA 1 1000"),
+            in_spec(1, ArgError::UnknownZone(Some("GCRA".into())))
+        );
     }
 
     #[test]

@@ -1,11 +1,19 @@
-//! `RL.TOP DENIED|CONSUMED [COUNT n]` and `RL.TOP RESET`: the node's keys
-//! with the most denied calls, or the most consumed units, since the last
-//! reset, as `[key, count, error]` triples, highest first, ties by key (see
-//! `module::top` for how they are counted, and the README for the error).
+//! `RL.TOP DENIED|CONSUMED [COUNT n]`, `RL.TOP RESET` and `RL.TOP HELP`:
+//! the node's keys with the most denied calls, or the most consumed units,
+//! since the last reset, as `[key, count, error]` triples, highest first,
+//! ties by key (see `module::top` for how they are counted, and the README
+//! for the error).
+//!
+//! Each is a subcommand of the container `RL.TOP`, with its own flags, as
+//! `SLOWLOG GET` and `SLOWLOG RESET` are: reading is harmless (`readonly`),
+//! resetting is an admin action (`admin`, `@admin @dangerous`), so ACL
+//! rules can tell them apart. The server answers an unknown subcommand
+//! itself ("unknown subcommand ... Try RL.TOP HELP.") and checks each one's
+//! arity.
 
 use crate::core::heavy_hitters::Hitter;
 use crate::module::args::{self, printable, ArgError};
-use crate::module::ffi::{api, reply_array, reply_error, reply_i64, reply_ok, reply_wrong_arity, Argv, Ctx};
+use crate::module::ffi::{api, reply_array, reply_error, reply_i64, reply_ok, Argv, Ctx};
 use crate::module::top::{self, Board};
 
 /// COUNT when not given.
@@ -16,32 +24,50 @@ pub const SHORTENED: &[u8] = b"...";
 
 pub const OFF: &str = "ERR RL.TOP is off: the module was loaded with top-capacity 0";
 
-pub fn command(ctx: Ctx<'_>, args: Argv<'_>) {
-    if args.len() < 2 {
-        return reply_wrong_arity(ctx);
-    }
-    let word = args.bytes(1);
-    let board = if word.eq_ignore_ascii_case(b"DENIED") {
-        Board::Denied
-    } else if word.eq_ignore_ascii_case(b"CONSUMED") {
-        Board::Consumed
-    } else if word.eq_ignore_ascii_case(b"RESET") {
-        if args.len() != 2 {
-            return reply_error(ctx, "ERR syntax error: RL.TOP RESET takes no argument");
-        }
-        return if top::reset() { reply_ok(ctx) } else { reply_error(ctx, OFF) };
+/// `RL.TOP DENIED [COUNT n]`
+pub fn denied(ctx: Ctx<'_>, args: Argv<'_>) {
+    board(ctx, &args, Board::Denied);
+}
+
+/// `RL.TOP CONSUMED [COUNT n]`
+pub fn consumed(ctx: Ctx<'_>, args: Argv<'_>) {
+    board(ctx, &args, Board::Consumed);
+}
+
+/// `RL.TOP RESET` (the server has checked that nothing follows).
+pub fn reset(ctx: Ctx<'_>, _args: Argv<'_>) {
+    if top::reset() {
+        reply_ok(ctx)
     } else {
-        let name = printable(word).map(|w| format!(" '{w}'")).unwrap_or_default();
-        return reply_error(
-            ctx,
-            &format!("ERR syntax error: unknown RL.TOP subcommand{name} (expected DENIED, CONSUMED or RESET)"),
-        );
-    };
+        reply_error(ctx, OFF)
+    }
+}
+
+/// `RL.TOP HELP`: one status line each, as `SLOWLOG HELP` answers.
+pub fn help(ctx: Ctx<'_>, _args: Argv<'_>) {
+    const LINES: [&std::ffi::CStr; 9] = [
+        c"RL.TOP <subcommand> [<arg> [value] ...]. Subcommands are:",
+        c"DENIED [COUNT <count>]",
+        c"    The keys with the most denied calls since the last reset, highest first, as [key, count, error].",
+        c"CONSUMED [COUNT <count>]",
+        c"    The keys with the most consumed units since the last reset (sampled: see the README), likewise.",
+        c"RESET",
+        c"    Empty both lists (an admin command, as SLOWLOG RESET).",
+        c"HELP",
+        c"    Print this help.",
+    ];
+    reply_array(ctx, LINES.len());
+    for line in LINES {
+        api!(RedisModule_ReplyWithSimpleString(ctx.raw(), line.as_ptr()));
+    }
+}
+
+fn board(ctx: Ctx<'_>, args: &Argv<'_>, board: Board) {
     let capacity = top::capacity();
     if capacity == 0 {
         return reply_error(ctx, OFF);
     }
-    let count = match parse_count(&args, capacity as u64) {
+    let count = match parse_count(args, capacity as u64) {
         Ok(n) => n,
         Err(e) => return reply_error(ctx, &e.to_string()),
     };
