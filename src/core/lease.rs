@@ -116,11 +116,16 @@ impl LeaseId {
     /// of range or a byte past it is not zero (so every id has one encoding).
     fn from_words(len: u64, words: &[u64]) -> Option<Self> {
         let len = usize::try_from(len).ok().filter(|n| (1..=MAX_ID_LEN).contains(n))?;
+        if words.len() > MAX_ID_WORDS || len > 8 * words.len() {
+            return None;
+        }
         let mut id = Self { len: len as u8, bytes: [0; MAX_ID_LEN] };
-        for (k, &w) in words.iter().take(MAX_ID_WORDS).enumerate() {
+        for (k, &w) in words.iter().enumerate() {
             id.bytes[8 * k..8 * k + 8].copy_from_slice(&w.to_be_bytes());
         }
-        (words.len() <= MAX_ID_WORDS && id.bytes[len..].iter().all(|&b| b == 0)).then_some(id)
+        // The bytes past the words are zero by construction: only the last
+        // word's padding needs a look.
+        id.bytes[len..8 * words.len()].iter().all(|&b| b == 0).then_some(id)
     }
 }
 
