@@ -211,6 +211,18 @@ describe('the LLM gateway\'s concurrency limits', () => {
     await assertReleased(ALICE, ACME_UPSTREAM);
   });
 
+  it('logs a release that fails, and the answer stands', async () => {
+    const pending = chat('sk-alice', 'slow');
+    await waitUntil(() => upstream.started.length === 1, 'the slow call');
+    // RL.RELEASE on alice's key will fail (WRONGTYPE), a stand-in for any error.
+    await redis.del(ALICE);
+    await redis.set(ALICE, 'not a lease set');
+    upstream.open();
+    assert.equal((await pending).status, 200);
+    assert.deepEqual(logs, ['releasing the concurrent lease failed (ReplyError); not retried: it expires within 5000 ms']);
+    await assertReleased(ACME_UPSTREAM); // the other release, in the same pipeline, went through
+  });
+
   it('gives a crashed holder\'s slots back at their deadline', async () => {
     // A gateway that died mid-call: it held both of alice's slots, one lease
     // of 2 units (one deadline), and never released them; its lease was 1 s.

@@ -198,6 +198,19 @@ class ConcurrencyTest(HttpCase):
         self.assertEqual(stats["cmdstat_rl.release"]["calls"], 2)
         self.assert_released(ALICE, ACME_UPSTREAM)
 
+    def test_a_release_that_fails_is_logged_and_the_answer_stands(self):
+        box = self.in_background("sk-alice")
+        self.wait_until(lambda: len(self.upstream.started) == 1, "the slow call")
+        # RL.RELEASE on alice's key will fail (WRONGTYPE), a stand-in for any error.
+        self.redis.delete(ALICE)
+        self.redis.set(ALICE, "not a lease set")
+        with self.assertLogs("ratelimited-service", "ERROR") as logs:
+            self.finish()
+        self.assertEqual(box[0].status, 200)
+        self.assertEqual(len(logs.output), 1, logs.output)
+        self.assertIn("releasing the concurrency leases failed (ResponseError); not retried", logs.output[0])
+        self.assert_released(ACME_UPSTREAM)  # the other release, in the same pipeline, went through
+
     def test_a_crashed_holders_slots_come_back_at_their_deadline(self):
         # A gateway that died mid-call: it held both of alice's slots, one
         # lease of 2 units (one deadline), and never released them; its lease
