@@ -4,6 +4,7 @@
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, Criterion};
+use redis_rl::core::{AcquireOutcome, LeaseBlock, LeaseChange, LeaseHeader, LeaseRead, Leases};
 use redis_rl::core::{
     Calendar, CalendarCache, Gcra, LogBuf, LogOp, LogRead, Period, Quota, SlidingLog, SlidingWindow, TokenBucket, Unit,
     Zone,
@@ -125,5 +126,69 @@ fn sliding_log(c: &mut Criterion) {
     }
 }
 
-criterion_group!(benches, gcra, token_bucket, sliding_window, quota, sliding_log);
+/// Applies a change to a lease set kept as a block of words, growing it first
+/// when it has no room (as the module does).
+fn apply_lease(words: &mut Vec<u64>, c: &LeaseChange) {
+    let b = LeaseBlock::open(&mut words[..]).unwrap();
+    if let Some((cap, idw)) = b.needs_room(c) {
+        let mut bigger = vec![0; LeaseBlock::words_for(cap, idw)];
+        b.grow_into(&mut bigger, idw).unwrap();
+        *words = bigger;
+    }
+    c.apply(&mut LeaseBlock::open(&mut words[..]).unwrap());
+}
+
+/// The concurrency lease set with 100, 10,000 and 100,000 live leases of
+/// mixed deadlines (generated ids): a denial on a full set (its retry time is
+/// a weighted order statistic), an allowed acquire on a set one short of
+/// full, and acquire + apply + release + apply. Flat from 100 to 100,000:
+/// the work is O(log n).
+fn lease(c: &mut Criterion) {
+    const MS: u64 = 1_000_000;
+    for n in [100u64, 10_000, 100_000] {
+        let mut g = c.benchmark_group(format!("lease_{n}"));
+        let leases = Leases::new(n, 60_000).unwrap();
+        let mut words = vec![0; LeaseBlock::words_for(1, 2)];
+        LeaseBlock::init(&mut words, 2, LeaseHeader { next_seq: 0, last_ns: 0 }).unwrap();
+        for i in 0..n {
+            // Deadlines spread over a minute, not in acquire order.
+            let ms = 1 + (i * 7919) % 59_000;
+            let at = NOW_NS - 60_000 * MS + i;
+            let o =
+                Leases::new(n, ms).unwrap().acquire(Some(&LeaseBlock::open(&mut words[..]).unwrap()), at, 1, None, 0);
+            apply_lease(&mut words, &o.change.unwrap());
+        }
+        let now = NOW_NS - 60_000 * MS + n;
+        let mut short = words.clone();
+        let first = LeaseBlock::open(&mut short[..]).unwrap().get(0).id;
+        let c0 = Leases::release(Some(&LeaseBlock::open(&mut short[..]).unwrap()), now, &first).change.unwrap();
+        apply_lease(&mut short, &c0);
+        let full = LeaseBlock::open(&mut words[..]).unwrap();
+        assert_eq!(full.len() as u64, n);
+        let short_b = LeaseBlock::open(&mut short[..]).unwrap();
+        assert!(!leases.acquire(Some(&full), now, 1, None, 0).decision.allowed, "the deny case must deny");
+        assert!(leases.acquire(Some(&short_b), now, 1, None, 0).decision.allowed, "the allow case must allow");
+        g.bench_function("deny", |b| {
+            b.iter(|| -> AcquireOutcome { leases.acquire(black_box(Some(&full)), black_box(now), 1, None, 0) })
+        });
+        g.bench_function("allow", |b| {
+            b.iter(|| -> AcquireOutcome { leases.acquire(black_box(Some(&short_b)), black_box(now), 1, None, 0) })
+        });
+        let mut rolling = short.clone();
+        g.bench_function("acquire_apply_release_apply", |b| {
+            b.iter(|| {
+                let o = leases.acquire(Some(&LeaseBlock::open(&mut rolling[..]).unwrap()), black_box(now), 1, None, 0);
+                let c = o.change.unwrap();
+                apply_lease(&mut rolling, &c);
+                let id = o.lease.unwrap();
+                let r = Leases::release(Some(&LeaseBlock::open(&mut rolling[..]).unwrap()), now, &id);
+                apply_lease(&mut rolling, &r.change.unwrap());
+            })
+        });
+        assert_eq!(LeaseBlock::open(&mut rolling[..]).unwrap().len() as u64, n - 1);
+        g.finish();
+    }
+}
+
+criterion_group!(benches, gcra, token_bucket, sliding_window, quota, sliding_log, lease);
 criterion_main!(benches);

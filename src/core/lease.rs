@@ -571,7 +571,11 @@ impl<'a, S: LeaseRead> Reading<'a, S> {
     /// reset time after it.
     fn write(&self, kind: LeaseChangeKind, op: LeaseOp, next_seq: u64) -> (LeaseChange, u64) {
         let now = self.now;
-        let drop = self.store.map_or(0, |s| s.count_through(now));
+        // Every lease holds at least one unit: no expired units, no walk.
+        let drop = match self.store {
+            Some(s) if self.expired > 0 => s.count_through(now),
+            _ => 0,
+        };
         let (except, set) = match op {
             LeaseOp::None => (None, None),
             LeaseOp::Add(ref l) => (Some(&l.id), Some(l.deadline_ns)),
@@ -904,6 +908,10 @@ const SUM_MASK: u64 = (1 << 56) - 1;
 #[derive(Debug, Clone, Copy)]
 pub struct LeaseBlock<W> {
     w: W,
+    /// The id words of a slot and the capacity, read once by `open` (a
+    /// block's layout never changes; growing makes a new block).
+    idw: usize,
+    cap: usize,
 }
 
 #[derive(Clone, Copy)]
@@ -947,17 +955,17 @@ impl<W: Deref<Target = [u64]>> LeaseBlock<W> {
             && cap <= MAX_LEASE_CAPACITY
             && len <= cap
             && if len == 0 { root == u64::from(NIL) } else { root < len as u64 };
-        fits.then_some(Self { w: words })
+        fits.then_some(Self { w: words, idw, cap })
     }
 
     /// Slots the block has room for.
     pub fn capacity(&self) -> usize {
-        (self.w.len() - LEASE_BLOCK_HEADER_WORDS) / (SLOT_FIXED + self.id_words() + 1)
+        self.cap
     }
 
     /// The id words of a slot.
     pub fn id_words(&self) -> usize {
-        self.w[1] as usize
+        self.idw
     }
 
     /// The layout a block needs before `change` applies to it, if it has

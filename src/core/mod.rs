@@ -9,8 +9,8 @@
 //!
 //! Quotas (`quota`, with their calendar windows in real time zones in
 //! `calendar`) are `RL.QUOTA`'s core; the exact sliding log (`log`) is
-//! `RL.LOG`'s, a variable-size state read in place and changed by constant-
-//! size changes.
+//! `RL.LOG`'s and the concurrency lease set (`lease`) `RL.ACQUIRE`'s: two
+//! variable-size states, read in place and changed by constant-size changes.
 
 pub mod algorithm;
 pub mod calendar;
@@ -31,6 +31,10 @@ pub use algorithm::{Algorithm, Change, Verdict};
 pub use calendar::{tzdata_release, CacheSlot, Calendar, CalendarCache, Period, Unit, Window, Zone};
 pub use decision::{Decision, Outcome, ParamError, Write};
 pub use gcra::{Gcra, GcraState};
+pub use lease::{
+    AcquireOutcome, Lease, LeaseBlock, LeaseChange, LeaseChangeKind, LeaseHeader, LeaseId, LeaseOp, LeaseRead,
+    LeaseReply, LeaseStore, LeaseVec, Leases,
+};
 pub use log::{
     ChangeKind, LogBuf, LogChange, LogEntry, LogHeader, LogOp, LogOutcome, LogRead, LogRing, LogStore, SlidingLog,
 };
