@@ -10,10 +10,17 @@ So POST /v1/chat, after the caller is authenticated:
      "daily-tokens"  max_tokens from the tenant's daily token quota
                      (RL.QUOTA DAY in the tenant's time zone: it resets at
                      the tenant's local midnight);
-   the three keys share the hash tag {tenant:<id>}, so one cluster slot.
-   Refused: 429 with Retry-After; a reservation no limit can ever allow
-   (retry -1) is 413, as the service's other routes answer "never";
-3. calls the upstream (injectable: the tests use a fake one);
+   and, in the same call, a slot of two concurrency limits (leases, see
+   below):
+     "concurrent"    the API key's model calls in flight (CONCURRENCY);
+     "upstream"      the tenant's share of the model upstream's connections,
+                     the shared dependency (CONCURRENCY);
+   the five keys share the hash tag {tenant:<id>}, so one cluster slot.
+   Refused: 429 with Retry-After; a full upstream is 503 (see below); a
+   reservation no limit can ever allow (retry -1) is 413, as the service's
+   other routes answer "never";
+3. calls the upstream (injectable: the tests use a fake one), then releases
+   both slots, in a `finally`: after an answer, a failure or a timeout;
 4. settles, with ONE RL.ALL, from this same code path: REFUND
    max_tokens - used_tokens on the two token limits. A failed or timed-out
    call refunds all max_tokens. The request unit stays spent: the request
@@ -37,9 +44,42 @@ with COST excess, in one pipeline); a limit without the room for all of it
 is then charged what it has left, so it is empty and the next requests wait
 for it. The served request is never undone, and the rest of the excess,
 beyond empty, is not recorded (a limiter holds no debt).
+
+Concurrency: rate limits do not stop 20 slow calls from holding 20 model
+connections for half a minute each; a concurrency limit bounds what is in
+flight. Each slot is a lease (RL.ALL's CONCURRENCY spec) with a deadline
+lease_ms away, longer than the upstream timeout, so a gateway that dies
+mid-call frees its slots by itself at the deadline, and a live call never
+outlasts its lease. The lease id is the request's own id, made here (never
+one the client sends: a lease id named on a shared key renews that lease, so
+a client that chose the id of another's lease would get in without a slot).
+Both leases are released, once, with RL.RELEASE in a `finally` as soon as
+the upstream call is over, before the tokens are settled. A release that
+answers 0 found the lease already gone (it expired: the work ran past
+lease_ms, so for a while more calls ran than the limit allows): that is
+logged and not retried, as there is nothing left to release; a release that
+fails is logged too, and the lease expires by itself. For work that can run
+longer than any lease you would pick (streaming), renew the leases on a
+timer, RL.RENEW key lease_id lease_ms every lease_ms / 3; a renewal that
+answers 0 means the slot is lost: stop the work, or acquire again.
+
+Who answers what: a full per-key limit is the caller's own doing: 429. A
+full upstream is the service's capacity, not the caller's fault: 503, load
+shedding, so clients and load balancers back off. Both send Retry-After
+from the reply: when enough leases expire if none is released, an upper
+bound (a release usually frees a slot sooner). When several limits deny,
+the one with the longest wait answers (as for the RateLimit field; "never"
+counts as the longest), ties to the first in key order: requests, tokens,
+daily tokens, concurrent, upstream. So a caller at its own cap gets 429
+even when the upstream is full too: its leases are among the upstream's
+and were taken with the same lease_ms, so its wait is never shorter. The
+RateLimit fields describe the three rate limits only: a slot is given back
+when the request ends, it is not a quota spent over a window, so a 429 or
+503 from a concurrency limit carries Retry-After alone.
 """
 
 import logging
+import uuid
 from dataclasses import dataclass
 from typing import Callable, Dict, List, Optional, Tuple
 
@@ -62,6 +102,15 @@ class LlmLimits:
     tokens_period_ms: int = 60_000
     tokens_per_day: int = 1_000_000  # per tenant: quota, from the tenant's local midnight to the next
     upstream_timeout_s: float = 30.0
+    concurrent_per_key: int = 2  # per API key: model calls in flight at once (429 when full)
+    upstream_concurrency: int = 8  # per tenant: its share of the upstream's connections (503 when full)
+    lease_ms: int = 40_000  # a slot's lease: longer than upstream_timeout_s, so no live call outlasts it
+
+
+# The RL.ALL of a chat: the three rate limits, then the two concurrency limits.
+RATE = 3  # replies[:RATE] are the rate limits (the RateLimit fields)
+CONCURRENT = 3  # the per-key limit; the upstream comes after it
+CONCURRENCY_NAMES = ("concurrent", "upstream")
 
 
 @dataclass(frozen=True)
@@ -105,6 +154,9 @@ class LlmGateway:
         self.limits = limits
         self.upstream = upstream
         lim = limits
+        if lim.lease_ms <= lim.upstream_timeout_s * 1000:
+            # A lease that ends while its call still runs frees a slot that is in use.
+            raise ValueError("lease_ms must be longer than upstream_timeout_s")
         # q and w of each limit; the token limits count tokens (qu, see
         # ratelimit_headers). A local day lasts 23 to 25 hours; w says 86400.
         self.policies = [
@@ -120,21 +172,25 @@ class LlmGateway:
     def keys(who) -> List[str]:
         # One hash tag per tenant, server-side ids only (see service.Layer).
         tag = f"{{tenant:{who.tenant_id}}}"
-        return [f"{tag}:llm:requests:{who.key_id}", f"{tag}:llm:tokens:{who.key_id}", f"{tag}:llm:daily-tokens"]
+        return [f"{tag}:llm:requests:{who.key_id}", f"{tag}:llm:tokens:{who.key_id}", f"{tag}:llm:daily-tokens",
+                f"{tag}:llm:concurrent:{who.key_id}", f"{tag}:llm:upstream"]
 
-    def specs(self, who) -> List[tuple]:
+    def specs(self, who, lease_id: str) -> List[tuple]:
         lim = self.limits
         return [("GCRA", lim.requests_per_key, lim.requests_period_ms),
                 ("GCRA", lim.tokens_per_key, lim.tokens_period_ms),
-                ("QUOTA", lim.tokens_per_day, "DAY", "TZ", who.zone)]
+                ("QUOTA", lim.tokens_per_day, "DAY", "TZ", who.zone),
+                ("CONCURRENCY", lim.concurrent_per_key, lim.lease_ms, "ID", lease_id),
+                ("CONCURRENCY", lim.upstream_concurrency, lim.lease_ms, "ID", lease_id)]
 
     def headers(self, replies: List[LimitReply], costs: List[int], allowed: bool) -> Dict[str, str]:
         i = most_restrictive(replies, costs, allowed)
         return {"RateLimit-Policy": self.policy_header, "RateLimit": ratelimit_item(self.policies[i], replies[i])}
 
     def chat(self, who, body: dict, max_tokens: int, without_redis: Callable[[], Answer]) -> Answer:
-        keys, specs = self.keys(who), self.specs(who)
-        costs = [1, max_tokens, max_tokens]
+        # The request's id, made here, names its leases (see the module's docstring).
+        keys, specs = self.keys(who), self.specs(who, uuid.uuid4().hex)
+        costs = [1, max_tokens, max_tokens, 1, 1]
         args: list = ["RL.ALL", len(keys), *keys]
         for spec, cost in zip(specs, costs):
             args += [*spec, "COST", cost]
@@ -149,10 +205,18 @@ class LlmGateway:
             # request: no tokens were reserved, so there is nothing to settle.
             status, answer, _ = self._call_upstream(body, max_tokens)
             return status, headers, answer
-        replies = [LimitReply(bool(a), l, r, ra, rs) for a, l, r, ra, rs in limits]
+        replies = [LimitReply(bool(r[0]), *r[1:5]) for r in limits]
+        leases = [r[5] for r in limits[RATE:]]  # the lease ids (nil when refused)
         if not allowed:
-            headers = self.headers(replies, costs, False)
-            name = self.policies[most_restrictive(replies, costs, False)].name
+            i = most_restrictive(replies, costs, False)
+            if i >= RATE:
+                # A concurrency limit waits longest: 429 for the caller's own
+                # calls in flight, 503 for a full upstream (load shedding).
+                status, error = (429, "too_many_concurrent_requests") if i == CONCURRENT else (503, "upstream_busy")
+                return status, {"Retry-After": str(ceil_s(retry_ms))}, {
+                    "error": error, "limit": CONCURRENCY_NAMES[i - RATE], "retry_after_s": ceil_s(retry_ms)}
+            headers = self.headers(replies[:RATE], costs[:RATE], False)
+            name = self.policies[i].name
             if retry_ms < 0:
                 # More than that limit can ever hold (the cap is above it):
                 # waiting cannot help, so 413 and no Retry-After.
@@ -160,10 +224,32 @@ class LlmGateway:
             headers["Retry-After"] = str(ceil_s(retry_ms))
             return 429, headers, {"error": "rate_limited", "limit": name, "retry_after_s": ceil_s(retry_ms)}
 
-        status, answer, used = self._call_upstream(body, max_tokens)
+        try:
+            status, answer, used = self._call_upstream(body, max_tokens)
+        finally:
+            # The slots are free as soon as the call is over, whatever ended it.
+            self._release(keys[RATE:], leases)
         # Settle exactly once, here, on every path out of the call.
-        replies[1:] = self._settle(keys[1:], specs[1:], max_tokens, used, replies[1:])
-        return status, self.headers(replies, costs, True), answer
+        replies[1:RATE] = self._settle(keys[1:RATE], specs[1:RATE], max_tokens, used, replies[1:RATE])
+        return status, self.headers(replies[:RATE], costs[:RATE], True), answer
+
+    def _release(self, keys: List[str], leases: list) -> None:
+        """RL.RELEASE each lease, once (one pipeline: the keys share a slot). Never retried."""
+        pipe = self.redis.pipeline(transaction=False)
+        for key, lease in zip(keys, leases):
+            pipe.execute_command("RL.RELEASE", key, lease)
+        try:
+            ended = pipe.execute()
+        except redis.RedisError as exc:
+            log.error("releasing the concurrency leases failed (%s); not retried: they expire within %d ms",
+                      type(exc).__name__, self.limits.lease_ms)
+            return
+        for name, n in zip(CONCURRENCY_NAMES, ended):
+            if n != 1:
+                # Expired before the work ended: there is nothing left to
+                # release, and lease_ms is shorter than the work.
+                log.warning("the %s lease had ended before its release (held past lease_ms, %d ms); not retried",
+                            name, self.limits.lease_ms)
 
     def _call_upstream(self, body: dict, max_tokens: int) -> Tuple[int, dict, int]:
         """-> (status, body, tokens used); a failed call used none."""

@@ -22,8 +22,9 @@ If Redis is unreachable or slow, FAIL_MODE decides: "closed" answers 503,
 number of instances), so an outage never means unlimited traffic.
 
 POST /v1/chat is an LLM gateway with limits of its own: it reserves
-max_tokens before the model call and refunds what the call did not use
-(llm_gateway.py). The RateLimit fields follow the IETF draft
+max_tokens before the model call and refunds what the call did not use, and
+holds a concurrency slot per API key and one of the tenant's share of the
+model upstream while the call runs (llm_gateway.py). The RateLimit fields follow the IETF draft
 (ratelimit_headers.py).
 
 Run it by hand: see README.md. Standard library plus redis-py only.

@@ -10,11 +10,18 @@
 //      "daily-tokens"  max_tokens from the tenant's daily token quota
 //                      (RL.QUOTA DAY in the tenant's time zone: it resets at
 //                      the tenant's local midnight);
-//    the three keys share the hash tag {tenant:<id>}, so one cluster slot.
-//    Refused: 429 with Retry-After; a reservation no limit can ever allow
-//    (retry -1) is 413, as the service's other routes answer "never";
+//    and, in the same call, a slot of two concurrency limits (leases, see
+//    below):
+//      "concurrent"    the API key's model calls in flight (CONCURRENCY);
+//      "upstream"      the tenant's share of the model upstream's
+//                      connections, the shared dependency (CONCURRENCY);
+//    the five keys share the hash tag {tenant:<id>}, so one cluster slot.
+//    Refused: 429 with Retry-After; a full upstream is 503 (see below); a
+//    reservation no limit can ever allow (retry -1) is 413, as the service's
+//    other routes answer "never";
 // 3. calls the upstream (injectable: the tests use a fake one), for at most
-//    upstreamTimeoutMs;
+//    upstreamTimeoutMs, then releases both slots, in a `finally`: after an
+//    answer, a failure or a timeout;
 // 4. settles, with ONE RL.ALL, from this same code path: REFUND
 //    max_tokens - used_tokens on the two token limits. A failed or timed-out
 //    call refunds all max_tokens. The request unit stays spent: the request
@@ -38,7 +45,41 @@
 // is then charged what it has left, so it is empty and the next requests
 // wait for it. The served request is never undone, and the rest of the
 // excess, beyond empty, is not recorded (a limiter holds no debt).
+//
+// Concurrency: rate limits do not stop 20 slow calls from holding 20 model
+// connections for half a minute each; a concurrency limit bounds what is in
+// flight. Each slot is a lease (RL.ALL's CONCURRENCY spec) with a deadline
+// leaseMs away, longer than the upstream timeout, so a gateway that dies
+// mid-call frees its slots by itself at the deadline, and a live call never
+// outlasts its lease. The lease id is the request's own id, made here (never
+// one the client sends: a lease id named on a shared key renews that lease,
+// so a client that chose the id of another's lease would get in without a
+// slot). Both leases are released, once, with RL.RELEASE in a `finally` as
+// soon as the upstream call is over, before the tokens are settled. A
+// release that answers 0 found the lease already gone (it expired: the work
+// ran past leaseMs, so for a while more calls ran than the limit allows):
+// that is logged and not retried, as there is nothing left to release; a
+// release that fails is logged too, and the lease expires by itself. For
+// work that can run longer than any lease you would pick (streaming), renew
+// the leases on a timer, RL.RENEW key leaseId leaseMs every leaseMs / 3; a
+// renewal that answers 0 means the slot is lost: stop the work, or acquire
+// again.
+//
+// Who answers what: a full per-key limit is the caller's own doing: 429. A
+// full upstream is the service's capacity, not the caller's fault: 503, load
+// shedding, so clients and load balancers back off. Both send Retry-After
+// from the reply: when enough leases expire if none is released, an upper
+// bound (a release usually frees a slot sooner). When several limits deny,
+// the one with the longest wait answers (as for the RateLimit field; "never"
+// counts as the longest), ties to the first in key order: requests, tokens,
+// daily tokens, concurrent, upstream. So a caller at its own cap gets 429
+// even when the upstream is full too: its leases are among the upstream's
+// and were taken with the same leaseMs, so its wait is never shorter. The
+// RateLimit fields describe the three rate limits only: a slot is given back
+// when the request ends, it is not a quota spent over a window, so a 429 or
+// 503 from a concurrency limit carries Retry-After alone.
 
+import { randomUUID } from 'node:crypto';
 import { ceilS, mostRestrictive, policy, policyField, ratelimitItem, toReply } from './ratelimitHeaders.js';
 
 export const CHAT_PATH = '/v1/chat';
@@ -51,7 +92,15 @@ export const DEFAULT_LLM_LIMITS = Object.freeze({
   tokensPeriodMs: 60_000,
   tokensPerDay: 1_000_000, // per tenant: quota, from the tenant's local midnight to the next
   upstreamTimeoutMs: 30_000,
+  concurrentPerKey: 2, // per API key: model calls in flight at once (429 when full)
+  upstreamConcurrency: 8, // per tenant: its share of the upstream's connections (503 when full)
+  leaseMs: 40_000, // a slot's lease: longer than upstreamTimeoutMs, so no live call outlasts it
 });
+
+// The RL.ALL of a chat: the three rate limits, then the two concurrency limits.
+const RATE = 3; // replies.slice(0, RATE) are the rate limits (the RateLimit fields)
+const CONCURRENT = 3;
+const CONCURRENCY_NAMES = ['concurrent', 'upstream'];
 
 // The model API: async upstream(body, maxTokens, { signal }) -> { usedTokens, body }.
 // It rejects when the call failed; `signal` aborts when the gateway stops
@@ -89,6 +138,8 @@ export class LlmGateway {
     this.upstream = upstream;
     this.logger = logger;
     const l = this.limits;
+    // A lease that ends while its call still runs frees a slot that is in use.
+    if (!(l.leaseMs > l.upstreamTimeoutMs)) throw new RangeError('leaseMs must be longer than upstreamTimeoutMs');
     // q and w of each limit; the token limits count tokens (qu, see
     // ratelimitHeaders.js). A local day lasts 23 to 25 hours; w says 86400.
     this.policies = [
@@ -102,15 +153,18 @@ export class LlmGateway {
   // One hash tag per tenant, server-side ids only (see service.js).
   static keys(who) {
     const tag = `{tenant:${who.tenantId}}`;
-    return [`${tag}:llm:requests:${who.keyId}`, `${tag}:llm:tokens:${who.keyId}`, `${tag}:llm:daily-tokens`];
+    return [`${tag}:llm:requests:${who.keyId}`, `${tag}:llm:tokens:${who.keyId}`, `${tag}:llm:daily-tokens`,
+      `${tag}:llm:concurrent:${who.keyId}`, `${tag}:llm:upstream`];
   }
 
-  specs(who) {
+  specs(who, leaseId) {
     const l = this.limits;
     return [
       ['GCRA', l.requestsPerKey, l.requestsPeriodMs],
       ['GCRA', l.tokensPerKey, l.tokensPeriodMs],
       ['QUOTA', l.tokensPerDay, 'DAY', 'TZ', who.zone ?? 'UTC'],
+      ['CONCURRENCY', l.concurrentPerKey, l.leaseMs, 'ID', leaseId],
+      ['CONCURRENCY', l.upstreamConcurrency, l.leaseMs, 'ID', leaseId],
     ];
   }
 
@@ -122,8 +176,9 @@ export class LlmGateway {
   // -> { status, headers, body }. withoutRedis() is the service's fail mode.
   async chat(who, body, maxTokens, withoutRedis) {
     const keys = LlmGateway.keys(who);
-    const specs = this.specs(who);
-    const costs = [1, maxTokens, maxTokens];
+    // The request's id, made here, names its leases (see the comment on top).
+    const specs = this.specs(who, randomUUID());
+    const costs = [1, maxTokens, maxTokens, 1, 1];
     const args = [keys.length, ...keys];
     specs.forEach((spec, i) => args.push(...spec, 'COST', costs[i]));
     let reply;
@@ -140,9 +195,21 @@ export class LlmGateway {
     }
     const [allowed, retryMs, ...limits] = reply;
     const replies = limits.map(toReply);
+    const leases = limits.slice(RATE).map((r) => r[5]); // the lease ids (null when refused)
     if (allowed !== 1) {
-      const headers = this.headers(replies, costs, false);
-      const name = this.policies[mostRestrictive(replies, costs, false)].name;
+      const i = mostRestrictive(replies, costs, false);
+      if (i >= RATE) {
+        // A concurrency limit waits longest: 429 for the caller's own calls
+        // in flight, 503 for a full upstream (load shedding).
+        const [status, error] = i === CONCURRENT ? [429, 'too_many_concurrent_requests'] : [503, 'upstream_busy'];
+        return {
+          status,
+          headers: { 'Retry-After': String(ceilS(retryMs)) },
+          body: { error, limit: CONCURRENCY_NAMES[i - RATE], retry_after_s: ceilS(retryMs) },
+        };
+      }
+      const headers = this.headers(replies.slice(0, RATE), costs.slice(0, RATE), false);
+      const name = this.policies[i].name;
       if (retryMs < 0) {
         // More than that limit can ever hold (the cap is above it): waiting
         // cannot help, so 413 and no Retry-After.
@@ -152,10 +219,42 @@ export class LlmGateway {
       return { status: 429, headers, body: { error: 'rate_limited', limit: name, retry_after_s: ceilS(retryMs) } };
     }
 
-    const { status, body: answer, used } = await this.callUpstream(body, maxTokens);
+    let outcome;
+    try {
+      outcome = await this.callUpstream(body, maxTokens);
+    } finally {
+      // The slots are free as soon as the call is over, whatever ended it.
+      await this.release(keys.slice(RATE), leases);
+    }
+    const { status, body: answer, used } = outcome;
     // Settle exactly once, here, on every path out of the call.
-    const settled = await this.settle(keys.slice(1), specs.slice(1), maxTokens, used, replies.slice(1));
-    return { status, headers: this.headers([replies[0], ...settled], costs, true), body: answer };
+    const settled = await this.settle(keys.slice(1, RATE), specs.slice(1, RATE), maxTokens, used,
+      replies.slice(1, RATE));
+    return { status, headers: this.headers([replies[0], ...settled], costs.slice(0, RATE), true), body: answer };
+  }
+
+  // RL.RELEASE each lease, once (one pipeline: the keys share a slot). Never
+  // retried, and never throws: the answer stands whatever happens here.
+  async release(keys, leases) {
+    const pipeline = this.redis.pipeline();
+    keys.forEach((key, i) => pipeline.call('RL.RELEASE', key, leases[i]));
+    let results;
+    try {
+      results = await pipeline.exec();
+    } catch (err) {
+      results = keys.map(() => [err]);
+    }
+    results.forEach(([err, ended], i) => {
+      if (err) {
+        this.logger.error(`releasing the ${CONCURRENCY_NAMES[i]} lease failed (${err.name}); ` +
+          `not retried: it expires within ${this.limits.leaseMs} ms`);
+      } else if (ended !== 1) {
+        // Expired before the work ended: there is nothing left to release,
+        // and leaseMs is shorter than the work.
+        this.logger.warn(`the ${CONCURRENCY_NAMES[i]} lease had ended before its release ` +
+          `(held past leaseMs, ${this.limits.leaseMs} ms); not retried`);
+      }
+    });
   }
 
   // -> { status, body, used }; a failed call used no tokens.
