@@ -101,6 +101,14 @@ fn migrate_to_another_server_gives_identical_state_and_expiry() {
     let (mut a, mut b) = (src.conn(), dst.conn());
     write_limiters(&mut a);
     mixed_workload(&mut a, src.clock.as_ref().unwrap(), "w:", 10, 3);
+    // The variable-size states go too: a log, and a set of two leases.
+    for line in ["RL.LOG l 5 60000 COST 2", "RL.LOG l 5 60000"] {
+        assert!(rl(&mut a, line).allowed, "{line}");
+    }
+    for id in ["x", "y"] {
+        let _: redis::Value =
+            redis::cmd("RL.ACQUIRE").arg("c").arg(3).arg(60000).arg("ID").arg(id).query(&mut a).unwrap();
+    }
     // Keep a copy on the source to compare the migrated limiters with.
     for (key, _) in LIMITERS {
         let _: i64 = redis::cmd("COPY").arg(key).arg(format!("{key}:stay")).query(&mut a).unwrap();
@@ -131,6 +139,7 @@ fn migrate_to_another_server_gives_identical_state_and_expiry() {
 
     // Both clocks stand still at the same instant, so even the relative TTL
     // MIGRATE carries gives exactly the same absolute expiry.
+    assert!(before.contains_key("l") && before.contains_key("c"));
     assert_same_state("migrated keys", &before, &snapshot(&mut b));
     for key in &keys {
         assert!(!exists(&mut a, key), "{key} is still on the source");
