@@ -525,7 +525,7 @@ fn decide(model: &mut Model, spec: &GenSpec, now_us: u64, phase: Phase) -> Decis
             Phase::Repair => check(state, 0).write,
         };
         match (write, state) {
-            (Some(w), _) => *key = Some((w.state, w.expire_at_ms)),
+            (Some(w), _) => *key = Some((w.state, w.expire_at.0)),
             (None, Some(s)) if !matches!(phase, Phase::Decide) && forgets(&s) => *key = None,
             _ => {}
         }

@@ -27,7 +27,7 @@ fn exact<S: Copy + std::fmt::Debug>(
     let d: Decision = o.decision;
     let after = o.write.map(|w| w.state).or(before);
     if let Some(w) = o.write {
-        prop_assert_eq!(w.expire_at_ms, now / MS + d.reset_after_ms, "expiry != reset: {:?}", d);
+        prop_assert_eq!(w.expire_at.0, now / MS + d.reset_after_ms, "expiry != reset: {:?}", d);
     }
     if !d.allowed && d.retry_after_ms > 0 {
         let r = d.retry_after_ms as u64;

@@ -617,9 +617,9 @@ fn expiry_is_the_first_whole_ms_at_full<P: Params>(s: &Scenario<P>) -> Result<()
         let full_at = |t: u64| core.check(Some(w.state), t, 0).decision.remaining == limit;
         let full_after_us = least(d.reset_after_ms * MS, |u| full_at(step.now + u));
         prop_assert_eq!(d.reset_after_ms, full_after_us.div_ceil(MS), "request {}", i);
-        prop_assert_eq!(w.expire_at_ms, (step.now + full_after_us).div_ceil(MS), "request {}: {:?}", i, d);
-        prop_assert!(full_at(w.expire_at_ms * MS), "request {}: not full at expiry", i);
-        let lag = w.expire_at_ms - step.now / MS - d.reset_after_ms;
+        prop_assert_eq!(w.expire_at.0, (step.now + full_after_us).div_ceil(MS), "request {}: {:?}", i, d);
+        prop_assert!(full_at(w.expire_at.0 * MS), "request {}: not full at expiry", i);
+        let lag = w.expire_at.0 - step.now / MS - d.reset_after_ms;
         if step.now % MS == 0 {
             prop_assert_eq!(lag, 0, "request {}: expiry vs reset on a whole-ms clock", i);
         } else {

@@ -305,7 +305,7 @@ proptest! {
                 prop_assert!(r.decision.allowed);
                 match r.settle {
                     Settle::Store(wr) => {
-                        prop_assert_eq!((wr.state.count, wr.expire_at_ms), (after, w.end_ms));
+                        prop_assert_eq!((wr.state.count, wr.expire_at.0), (after, w.end_ms));
                         state = Some(wr.state);
                     }
                     Settle::Delete => { prop_assert!(after == 0 && state.is_some()); state = None; }
@@ -327,7 +327,7 @@ proptest! {
                 if n > 0 {
                     log.push((w.start_ms, n));
                     let wr = o.write.unwrap();
-                    prop_assert_eq!(wr.expire_at_ms, w.end_ms);
+                    prop_assert_eq!(wr.expire_at.0, w.end_ms);
                     state = Some(wr.state);
                 }
             } else {
@@ -384,7 +384,7 @@ proptest! {
                     prop_assert!(wr.state.count >= s.count.min(limit));
                 }
                 prop_assert!(wr.state.count <= limit);
-                prop_assert_eq!(wr.expire_at_ms, wr.state.end_ms);
+                prop_assert_eq!(wr.expire_at.0, wr.state.end_ms);
                 state = Some(wr.state);
             }
             // Drain this instant with unit requests: at most the limit in all.

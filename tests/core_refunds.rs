@@ -26,6 +26,7 @@
 //! current window's count first, then the previous one's, never below 0.
 
 use proptest::prelude::*;
+use redis_rl::core::time::Nanos;
 use redis_rl::core::{Algorithm, Change, Decision, Gcra, SlidingWindow, SlidingWindowState, TokenBucket, Verdict};
 
 const NS_PER_MS: u64 = 1_000_000;
@@ -51,14 +52,14 @@ impl<S, A: for<'s> Algorithm<State<'s> = S, Write = S>> Fixed<S> for A {}
 
 /// The expiry a verdict sets (ms), `None` if it sets none.
 fn expiry<S>(v: &Verdict<S>) -> Option<u64> {
-    v.change.as_ref().and_then(|c| c.write()).map(|w| w.expire_at_ms)
+    v.change.as_ref().and_then(|c| c.write()).map(|w| w.expire_at.0)
 }
 
 /// What is observable of a key at `t`: a status query's reply, if the key still lives.
 fn observe<S: Copy, A: Fixed<S>>(a: &A, state: Option<S>, expire_at_ms: Option<u64>, t: u64) -> Decision {
     // A key whose expiry has passed is gone, whatever it held.
     let live = state.filter(|_| expire_at_ms.is_some_and(|e| e * NS_PER_MS > t));
-    a.decide(live, t, 0).decision
+    a.decide(live, Nanos(t), 0).decision
 }
 
 /// Divisors of 10^6 (2^a * 5^b): with such a limit, a unit of any
@@ -90,7 +91,7 @@ fn both_ways<S: Copy + PartialEq + std::fmt::Debug, A: Fixed<S>>(
     let mut base = None;
     let mut base_exp = None;
     if s.b0 > 0 {
-        let v = a.decide(None, now - s.ago_ms * NS_PER_MS, s.b0);
+        let v = a.decide(None, Nanos(now - s.ago_ms * NS_PER_MS), s.b0);
         base = after(None, &v);
         base_exp = expiry(&v);
     }
@@ -98,7 +99,7 @@ fn both_ways<S: Copy + PartialEq + std::fmt::Debug, A: Fixed<S>>(
     if base_exp.is_none_or(|e| e * NS_PER_MS <= now) {
         base = None;
     }
-    let reserve = a.decide(base, now, s.c);
+    let reserve = a.decide(base, Nanos(now), s.c);
     if !reserve.decision.allowed {
         return None;
     }
@@ -106,14 +107,14 @@ fn both_ways<S: Copy + PartialEq + std::fmt::Debug, A: Fixed<S>>(
     let reserved_exp = expiry(&reserve).or(base_exp);
     let t = now + s.later_ns;
     let live = reserved.filter(|_| reserved_exp.is_some_and(|e| e * NS_PER_MS > t));
-    let refund = a.settle(live, t, s.r);
+    let refund = a.settle(live, Nanos(t), s.r);
     let refunded = after(live, &refund);
     let refunded_exp = if refunded.is_some() { expiry(&refund).or(reserved_exp) } else { None };
 
     // The reference: consume c - r at now (nothing if 0), observed at t.
     let net = s.c.saturating_sub(s.r);
     let (reference, reference_exp) = if net > 0 {
-        let v = a.decide(base, now, net);
+        let v = a.decide(base, Nanos(now), net);
         assert!(v.decision.allowed, "a smaller cost than an allowed one is allowed");
         (after(base, &v), expiry(&v).or(base_exp))
     } else {
@@ -220,7 +221,7 @@ proptest! {
         let mut state = None;
         let mut held: u64 = 0;
         for (reserve, n) in ops {
-            let v = if reserve { g.decide(state, T0, n) } else { g.settle(state, T0, n) };
+            let v = if reserve { g.decide(state, Nanos(T0), n) } else { g.settle(state, Nanos(T0), n) };
             if reserve && v.decision.allowed {
                 held += n;
             } else if !reserve {
@@ -267,7 +268,7 @@ proptest! {
         let now = start_ms * NS_PER_MS + 1;
         let (p, c) = (p.min(limit) as u32, c.min(limit) as u32);
         let state = Some(SlidingWindowState { window_start_ms: start_ms, window_ms, cur: c, prev: p });
-        let v = w.settle(state, now, r);
+        let v = w.settle(state, Nanos(now), r);
         let left = after(state, &v);
         let (p0, c0) = state.map_or((0, 0), |s| (u64::from(s.prev), u64::from(s.cur)));
         let (p1, c1) = left.map_or((0, 0), |s| (u64::from(s.prev), u64::from(s.cur)));
@@ -284,9 +285,9 @@ fn refunding_a_unit_at_three_per_second_restores_the_ms_boundary() {
     // refunding 1 must leave the same (1_333_333_334 - 333_333_333 is one
     // ns more: the refund rounds down, then fills to within its rounding).
     let g = Gcra::new(3, 1000, 6).unwrap();
-    let v = g.decide(None, T0, 4);
-    let v = g.settle(after(None, &v), T0, 1);
-    let want = g.decide(None, T0, 3);
+    let v = g.decide(None, Nanos(T0), 4);
+    let v = g.settle(after(None, &v), Nanos(T0), 1);
+    let want = g.decide(None, Nanos(T0), 3);
     // Within 1 ns, never less: here 1 ns more, seen as 1001 ms.
     assert_eq!(after(None, &want).unwrap().tat_ns, T0 + 1_000_000_000);
     let got = v.change.unwrap().write().unwrap().state.tat_ns;
@@ -295,8 +296,8 @@ fn refunding_a_unit_at_three_per_second_restores_the_ms_boundary() {
     // 333_333_334 ns, the exact time of 1 unit rounded down is 333_333_333,
     // and the ns of rounding left is forgiven: the key goes, full.
     for c in 1..=6 {
-        let v = g.decide(None, T0, c);
-        let v = g.settle(after(None, &v), T0, c);
+        let v = g.decide(None, Nanos(T0), c);
+        let v = g.settle(after(None, &v), Nanos(T0), c);
         assert_eq!(v.change, Some(Change::Refund(None)), "reserve {c}, refund {c}");
         assert_eq!(
             v.decision,
@@ -308,11 +309,11 @@ fn refunding_a_unit_at_three_per_second_restores_the_ms_boundary() {
 #[test]
 fn a_refund_on_a_missing_key_writes_nothing_and_answers_full() {
     let g = Gcra::new(10, 1000, 10).unwrap();
-    let v = g.settle(None, T0, 5);
+    let v = g.settle(None, Nanos(T0), 5);
     assert_eq!(v.change, None);
     assert_eq!(v.decision, Decision { allowed: true, limit: 10, remaining: 10, retry_after_ms: 0, reset_after_ms: 0 });
     let w = SlidingWindow::new(10, 1000);
-    assert_eq!(w.settle(None, T0, 5).change, None);
+    assert_eq!(w.settle(None, Nanos(T0), 5).change, None);
 }
 
 #[test]
@@ -321,14 +322,14 @@ fn a_refund_applies_to_a_drained_reading_after_a_clock_jump() {
     // of 10 leaves 700 ms, stored from now, not from a day ahead.
     let g = Gcra::new(10, 1000, 10).unwrap();
     let far = redis_rl::core::GcraState { tat_ns: T0 + 86_400_000 * NS_PER_MS };
-    let v = g.settle(Some(far), T0, 3);
+    let v = g.settle(Some(far), Nanos(T0), 3);
     assert_eq!(v.decision, Decision { allowed: true, limit: 10, remaining: 3, retry_after_ms: 0, reset_after_ms: 700 });
     assert_eq!(v.change.unwrap().write().unwrap().state.tat_ns, T0 + 700 * NS_PER_MS);
     // A window count above a lowered limit reads as the limit.
     let wide = SlidingWindow::new(100, 1000);
-    let s = after(None, &wide.decide(None, T0, 80));
+    let s = after(None, &wide.decide(None, Nanos(T0), 80));
     let narrow = SlidingWindow::new(10, 1000);
-    let v = narrow.settle(s, T0, 4);
+    let v = narrow.settle(s, Nanos(T0), 4);
     assert_eq!(v.change.unwrap().write().unwrap().state.cur, 6);
     assert_eq!(v.decision.remaining, 4);
 }

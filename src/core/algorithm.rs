@@ -12,7 +12,7 @@ use super::decision::{Decision, Outcome, Write};
 use super::gcra::{Gcra, GcraState};
 use super::log::{ChangeKind, LogChange, LogOp, LogOutcome, LogRing, SlidingLog};
 use super::sliding_window::{SlidingWindow, SlidingWindowState};
-use super::time::NS_PER_US;
+use super::time::{Millis, Nanos};
 use super::token_bucket::{TokenBucket, TokenBucketState};
 
 /// What a decision does to the stored state.
@@ -62,34 +62,34 @@ pub trait Algorithm: Copy {
     type Write: Copy;
     /// The largest cost admitted at once from idle (the reply's `limit`).
     fn limit(&self) -> u64;
-    /// Decides a request of `cost` at `now_ns`, given the stored state
+    /// Decides a request of `cost` at `now`, given the stored state
     /// (`None` for a missing key). Pure: no clock, no Redis, no allocation.
-    fn check(&self, state: Option<Self::State<'_>>, now_ns: u64, cost: u64) -> Outcome<Self::Write>;
+    fn check(&self, state: Option<Self::State<'_>>, now: Nanos, cost: u64) -> Outcome<Self::Write>;
 
-    /// Gives `units` (at least 1) back to a stored state at `now_ns`, read
+    /// Gives `units` (at least 1) back to a stored state at `now`, read
     /// as [`check`](Self::check) reads it (drained after a clock jump,
     /// capped at a lowered limit), never past full. The decision is the
     /// state after the refund, with allowed 1; the write is the state to
     /// store, `None` when the limiter is full after the refund (its key is
     /// deleted). Pure, as `check`. Each kind says where the units come from.
-    fn refund(&self, state: Self::State<'_>, now_ns: u64, units: u64) -> Outcome<Self::Write>;
+    fn refund(&self, state: Self::State<'_>, now: Nanos, units: u64) -> Outcome<Self::Write>;
 
     /// Whether a stored state that [`check`](Self::check) leaves unwritten
     /// no longer counts anything under these parameters but would keep an
     /// expiry that no longer matches: the key is deleted instead (a repair).
     #[inline]
-    fn forgets(&self, _state: &Self::State<'_>, _now_ns: u64) -> bool {
+    fn forgets(&self, _state: &Self::State<'_>, _now: Nanos) -> bool {
         false
     }
 
     /// [`check`](Self::check), with its write classified.
     #[inline]
-    fn decide(&self, state: Option<Self::State<'_>>, now_ns: u64, cost: u64) -> Verdict<Self::Write> {
-        let o = self.check(state, now_ns, cost);
+    fn decide(&self, state: Option<Self::State<'_>>, now: Nanos, cost: u64) -> Verdict<Self::Write> {
+        let o = self.check(state, now, cost);
         let consumes = o.decision.allowed && cost > 0;
         let change = match o.write {
             Some(w) => Some(if consumes { Change::Consume(w) } else { Change::Repair(w) }),
-            None => state.filter(|s| self.forgets(s, now_ns)).map(|_| Change::Delete),
+            None => state.filter(|s| self.forgets(s, now)).map(|_| Change::Delete),
         };
         Verdict { decision: o.decision, change }
     }
@@ -97,11 +97,11 @@ pub trait Algorithm: Copy {
     /// [`refund`](Self::refund), with its write classified. A missing key
     /// is full: nothing is written, and the answer is its state (allowed).
     #[inline]
-    fn settle(&self, state: Option<Self::State<'_>>, now_ns: u64, units: u64) -> Verdict<Self::Write> {
+    fn settle(&self, state: Option<Self::State<'_>>, now: Nanos, units: u64) -> Verdict<Self::Write> {
         match state {
-            None => Verdict { decision: self.check(None, now_ns, 0).decision, change: None },
+            None => Verdict { decision: self.check(None, now, 0).decision, change: None },
             Some(s) => {
-                let o = self.refund(s, now_ns, units);
+                let o = self.refund(s, now, units);
                 Verdict { decision: o.decision, change: Some(Change::Refund(o.write)) }
             }
         }
@@ -115,12 +115,12 @@ impl Algorithm for Gcra {
         self.schedule().burst()
     }
     #[inline]
-    fn check(&self, state: Option<GcraState>, now_ns: u64, cost: u64) -> Outcome<GcraState> {
-        Gcra::check(self, state, now_ns, cost)
+    fn check(&self, state: Option<GcraState>, now: Nanos, cost: u64) -> Outcome<GcraState> {
+        Gcra::check(self, state, now.0, cost)
     }
     #[inline]
-    fn refund(&self, state: GcraState, now_ns: u64, units: u64) -> Outcome<GcraState> {
-        Gcra::refund(self, state, now_ns, units)
+    fn refund(&self, state: GcraState, now: Nanos, units: u64) -> Outcome<GcraState> {
+        Gcra::refund(self, state, now.0, units)
     }
 }
 
@@ -131,12 +131,12 @@ impl Algorithm for TokenBucket {
         self.schedule().burst()
     }
     #[inline]
-    fn check(&self, state: Option<TokenBucketState>, now_ns: u64, cost: u64) -> Outcome<TokenBucketState> {
-        TokenBucket::check(self, state, now_ns, cost)
+    fn check(&self, state: Option<TokenBucketState>, now: Nanos, cost: u64) -> Outcome<TokenBucketState> {
+        TokenBucket::check(self, state, now.0, cost)
     }
     #[inline]
-    fn refund(&self, state: TokenBucketState, now_ns: u64, units: u64) -> Outcome<TokenBucketState> {
-        TokenBucket::refund(self, state, now_ns, units)
+    fn refund(&self, state: TokenBucketState, now: Nanos, units: u64) -> Outcome<TokenBucketState> {
+        TokenBucket::refund(self, state, now.0, units)
     }
 }
 
@@ -147,16 +147,16 @@ impl Algorithm for SlidingWindow {
         SlidingWindow::limit(self)
     }
     #[inline]
-    fn check(&self, state: Option<SlidingWindowState>, now_ns: u64, cost: u64) -> Outcome<SlidingWindowState> {
-        SlidingWindow::check(self, state, now_ns / NS_PER_US, cost)
+    fn check(&self, state: Option<SlidingWindowState>, now: Nanos, cost: u64) -> Outcome<SlidingWindowState> {
+        SlidingWindow::check(self, state, now.floor_us(), cost)
     }
     #[inline]
-    fn refund(&self, state: SlidingWindowState, now_ns: u64, units: u64) -> Outcome<SlidingWindowState> {
-        SlidingWindow::refund(self, state, now_ns / NS_PER_US, units)
+    fn refund(&self, state: SlidingWindowState, now: Nanos, units: u64) -> Outcome<SlidingWindowState> {
+        SlidingWindow::refund(self, state, now.floor_us(), units)
     }
     #[inline]
-    fn forgets(&self, state: &SlidingWindowState, now_ns: u64) -> bool {
-        SlidingWindow::forgets(self, state, now_ns / NS_PER_US)
+    fn forgets(&self, state: &SlidingWindowState, now: Nanos) -> bool {
+        SlidingWindow::forgets(self, state, now.floor_us())
     }
 }
 
@@ -170,26 +170,26 @@ impl Algorithm for SlidingLog {
         SlidingLog::limit(self)
     }
     #[inline]
-    fn check(&self, state: Option<LogRing<&[u64]>>, now_ns: u64, cost: u64) -> Outcome<LogChange> {
-        log_outcome(SlidingLog::check(self, state.as_ref(), now_ns, LogOp::Consume(cost)))
+    fn check(&self, state: Option<LogRing<&[u64]>>, now: Nanos, cost: u64) -> Outcome<LogChange> {
+        log_outcome(SlidingLog::check(self, state.as_ref(), now.0, LogOp::Consume(cost)))
     }
     #[inline]
-    fn refund(&self, state: LogRing<&[u64]>, now_ns: u64, units: u64) -> Outcome<LogChange> {
-        log_outcome(SlidingLog::check(self, Some(&state), now_ns, LogOp::Refund(units)))
+    fn refund(&self, state: LogRing<&[u64]>, now: Nanos, units: u64) -> Outcome<LogChange> {
+        log_outcome(SlidingLog::check(self, Some(&state), now.0, LogOp::Refund(units)))
     }
     /// The log classifies its own changes (a consume, a refund, a repair;
     /// one that leaves the log empty deletes the key).
     #[inline]
-    fn decide(&self, state: Option<LogRing<&[u64]>>, now_ns: u64, cost: u64) -> Verdict<LogChange> {
-        let o = SlidingLog::check(self, state.as_ref(), now_ns, LogOp::Consume(cost));
+    fn decide(&self, state: Option<LogRing<&[u64]>>, now: Nanos, cost: u64) -> Verdict<LogChange> {
+        let o = SlidingLog::check(self, state.as_ref(), now.0, LogOp::Consume(cost));
         Verdict { decision: o.decision, change: o.change.map(log_change) }
     }
     #[inline]
-    fn settle(&self, state: Option<LogRing<&[u64]>>, now_ns: u64, units: u64) -> Verdict<LogChange> {
+    fn settle(&self, state: Option<LogRing<&[u64]>>, now: Nanos, units: u64) -> Verdict<LogChange> {
         match state {
-            None => self.decide(None, now_ns, 0),
+            None => self.decide(None, now, 0),
             Some(s) => {
-                let o = SlidingLog::check(self, Some(&s), now_ns, LogOp::Refund(units));
+                let o = SlidingLog::check(self, Some(&s), now.0, LogOp::Refund(units));
                 Verdict { decision: o.decision, change: o.change.map(log_change) }
             }
         }
@@ -197,12 +197,12 @@ impl Algorithm for SlidingLog {
 }
 
 fn log_outcome(o: LogOutcome) -> Outcome<LogChange> {
-    let write = o.change.filter(|c| !c.delete).map(|c| Write { state: c, expire_at_ms: c.expire_at_ms });
+    let write = o.change.filter(|c| !c.delete).map(|c| Write { state: c, expire_at: Millis(c.expire_at_ms) });
     Outcome { decision: o.decision, write }
 }
 
 fn log_change(c: LogChange) -> Change<LogChange> {
-    let w = Write { state: c, expire_at_ms: c.expire_at_ms };
+    let w = Write { state: c, expire_at: Millis(c.expire_at_ms) };
     match (c.kind, c.delete) {
         (ChangeKind::Consume, _) => Change::Consume(w),
         (ChangeKind::Refund, false) => Change::Refund(Some(w)),
@@ -216,7 +216,7 @@ fn log_change(c: LogChange) -> Change<LogChange> {
 mod tests {
     use super::*;
 
-    const T0: u64 = 1_800_000_000_000_000_000;
+    const T0: Nanos = Nanos(1_800_000_000_000_000_000);
 
     #[test]
     fn an_allowed_cost_consumes_and_every_other_write_repairs() {
@@ -225,7 +225,7 @@ mod tests {
         assert_eq!(g.decide(None, T0, 0).change, None);
         assert_eq!(g.decide(None, T0, 11).change, None);
         // A state a day ahead: read as drained, and stored so (a repair).
-        let far = Some(GcraState { tat_ns: T0 + 86_400_000_000_000_000 });
+        let far = Some(GcraState { tat_ns: T0.0 + 86_400_000_000_000_000 });
         for cost in [0, 1, 11] {
             assert!(matches!(g.decide(far, T0, cost).change, Some(Change::Repair(_))), "cost {cost}");
         }

@@ -1,5 +1,7 @@
 //! What every limiter answers: the five fields of the reply, as plain data.
 
+use super::time::Millis;
+
 /// The outcome of one limiter call, exactly the five reply fields of the
 /// contract. Durations are whole milliseconds, rounded up.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -32,7 +34,7 @@ pub struct Outcome<S> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Write<S> {
     pub state: S,
-    pub expire_at_ms: u64,
+    pub expire_at: Millis,
 }
 
 /// An argument combination the core cannot represent. `arg` is the argument

@@ -63,7 +63,7 @@ impl Gcra {
         let o = self.schedule.check(state.map(|s| s.tat_ns), now_ns, cost);
         Outcome {
             decision: o.decision,
-            write: o.write.map(|w| Write { state: GcraState { tat_ns: w.state }, expire_at_ms: w.expire_at_ms }),
+            write: o.write.map(|w| Write { state: GcraState { tat_ns: w.state }, expire_at: w.expire_at }),
         }
     }
 
@@ -73,7 +73,7 @@ impl Gcra {
         let o = self.schedule.refund(state.tat_ns, now_ns, units);
         Outcome {
             decision: o.decision,
-            write: o.write.map(|w| Write { state: GcraState { tat_ns: w.state }, expire_at_ms: w.expire_at_ms }),
+            write: o.write.map(|w| Write { state: GcraState { tat_ns: w.state }, expire_at: w.expire_at }),
         }
     }
 }
@@ -167,7 +167,7 @@ mod tests {
         // after one span rather than after a day.
         let w = o.write.expect("a repair write");
         assert_eq!(w.state.tat_ns, now + 1000 * NS_MS);
-        assert_eq!(w.expire_at_ms, now / NS_MS + 1000);
+        assert_eq!(w.expire_at.0, now / NS_MS + 1000);
         assert!(g.check(Some(w.state), now + 1000 * NS_MS, 10).decision.allowed);
         // COST 0 and over-limit costs repair too; a normal state never does.
         assert_eq!(g.check(far, now, 0).write.map(|w| w.state.tat_ns), Some(now + 1000 * NS_MS));
@@ -190,7 +190,7 @@ mod tests {
         let o = g.check(None, t0(), 1);
         let w = o.write.unwrap();
         assert_eq!(w.state.tat_ns, t0() + 333_333_334);
-        assert_eq!(w.expire_at_ms, (t0() + 333_333_334).div_ceil(NS_MS));
+        assert_eq!(w.expire_at.0, (t0() + 333_333_334).div_ceil(NS_MS));
         assert_eq!(o.decision.reset_after_ms, 334);
     }
 

@@ -17,6 +17,7 @@
 
 use super::calendar::{Window, NS_PER_MS};
 use super::decision::{Decision, Outcome, Write};
+use super::time::Millis;
 
 /// `RL.QUOTA key limit period`: at most `limit` per window.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -107,7 +108,7 @@ impl Quota {
     fn write(count: u64, window: Window) -> Write<QuotaState> {
         Write {
             state: QuotaState { count, start_ms: window.start_ms, end_ms: window.end_ms },
-            expire_at_ms: window.end_ms,
+            expire_at: Millis(window.end_ms),
         }
     }
 
@@ -198,7 +199,7 @@ mod tests {
             );
             assert_eq!(o.write.is_some(), allowed && cost > 0, "row {i}: write");
             if let Some(w) = o.write {
-                assert_eq!(w.expire_at_ms, window.end_ms, "row {i}: expiry");
+                assert_eq!(w.expire_at.0, window.end_ms, "row {i}: expiry");
                 state = Some(w.state);
             }
         }
@@ -251,7 +252,7 @@ mod tests {
         let o = q.check(Some(future), W, (T0 + 100) * MS, 0);
         assert_eq!((o.decision.allowed, o.decision.remaining, o.decision.reset_after_ms), (true, 0, HOUR - 100));
         let w = o.write.expect("a repair");
-        assert_eq!((w.state, w.expire_at_ms), (QuotaState { count: 5, start_ms: T0, end_ms: T0 + HOUR }, T0 + HOUR));
+        assert_eq!((w.state, w.expire_at.0), (QuotaState { count: 5, start_ms: T0, end_ms: T0 + HOUR }, T0 + HOUR));
         let d = q.check(Some(future), W, (T0 + 100) * MS, 1);
         assert_eq!((d.decision.allowed, d.decision.retry_after_ms), (false, (HOUR - 100) as i64));
         assert_eq!(d.write, Some(w));
@@ -283,7 +284,7 @@ mod tests {
         let two = QuotaState { count: 2, ..day };
         let o = q.check(Some(two), W, T0 * MS, 3);
         let w = o.write.unwrap();
-        assert_eq!((w.state, w.expire_at_ms), (QuotaState { count: 5, ..day }, day.end_ms));
+        assert_eq!((w.state, w.expire_at.0), (QuotaState { count: 5, ..day }, day.end_ms));
         assert_eq!(o.decision.reset_after_ms, 20 * HOUR);
         // An hour window ending before a new day window: the count moves to
         // the day window, which later calls find unchanged.

@@ -4,7 +4,7 @@
 //! admission rule are explained in `gcra`.
 
 use super::decision::{Decision, Outcome, Write};
-use super::time::{ceil_ms_ns, mul_div_ceil, mul_div_floor, MAX_PERIOD_MS, MAX_SPAN_MS, NS_PER_MS};
+use super::time::{ceil_ms_ns, mul_div_ceil, mul_div_floor, Millis, MAX_PERIOD_MS, MAX_SPAN_MS, NS_PER_MS};
 
 /// A validated schedule: `burst` units, refilled `count` per `period_ns`.
 /// GCRA and the token bucket are both such schedules; they differ in how
@@ -207,5 +207,5 @@ impl Schedule {
 #[inline]
 fn write_at(now: u64, backlog: u64) -> Write<u64> {
     let state = now.saturating_add(backlog);
-    Write { state, expire_at_ms: ceil_ms_ns(state) }
+    Write { state, expire_at: Millis(ceil_ms_ns(state)) }
 }

@@ -19,7 +19,7 @@
 //! retry-after and reset-after are exact solutions of one linear inequality.
 
 use super::decision::{Decision, Outcome, Write};
-use super::time::{ceil_ms, US_PER_MS};
+use super::time::{ceil_ms, Millis, US_PER_MS};
 
 /// `RL.SLIDE key limit window_ms`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -241,7 +241,7 @@ impl SlidingWindow {
                 cur: u32::try_from(cur).unwrap_or(u32::MAX),
                 prev: u32::try_from(prev).unwrap_or(u32::MAX),
             },
-            expire_at_ms: start_ms + windows * self.window_ms,
+            expire_at: Millis(start_ms + windows * self.window_ms),
         }
     }
 }
@@ -380,7 +380,7 @@ mod tests {
             assert!(!d.allowed, "{old_w} -> {new_w}: {d:?}");
             let w = o.write.unwrap_or_else(|| panic!("{old_w} -> {new_w}: no repair"));
             assert_eq!(w.state.window_ms, new_w);
-            assert_eq!(w.expire_at_ms, later.div_ceil(MS) + d.reset_after_ms, "{old_w} -> {new_w}: expiry != reset");
+            assert_eq!(w.expire_at.0, later.div_ceil(MS) + d.reset_after_ms, "{old_w} -> {new_w}: expiry != reset");
             // Exact retry and reset, against the stored state.
             let r = d.retry_after_ms as u64;
             assert!(!new.check(Some(w.state), later + (r - 1) * MS, 1).decision.allowed, "{old_w} -> {new_w}");
@@ -493,7 +493,7 @@ mod tests {
     fn expiry_is_the_end_of_the_next_window() {
         let s = SlidingWindow::new(5, 1000);
         let w = s.check(None, T0 + 300 * MS, 1).write.unwrap();
-        assert_eq!(w.expire_at_ms, T0 / MS + 2000);
+        assert_eq!(w.expire_at.0, T0 / MS + 2000);
     }
 
     #[test]

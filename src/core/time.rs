@@ -1,6 +1,9 @@
-//! Time as the core sees it: plain `u64` nanoseconds since the Unix epoch for
-//! GCRA and the token bucket (microseconds for the sliding window, whose
-//! state is whole milliseconds).
+//! Time as the core sees it: nanoseconds since the Unix epoch for GCRA,
+//! the token bucket, the log and leases (microseconds for the sliding
+//! window, whose state is whole milliseconds). Where a time crosses between
+//! the Redis layer and an algorithm (the time a call runs at, a key's
+//! expiry) its unit is in its type: [`Nanos`], [`Millis`]. Inside an
+//! algorithm the arithmetic is on plain `u64`s named with their unit.
 //!
 //! The core never reads a clock; the caller passes `now`. These helpers hold
 //! the two roundings the contract fixes: the time a decision takes is its
@@ -8,6 +11,41 @@
 //! limiter never admits faster than configured), and durations reported to
 //! clients round *up* to whole milliseconds (so waiting the reported time is
 //! always enough).
+
+/// A time in whole nanoseconds: an instant (since the Unix epoch) or a
+/// span. What crosses between the Redis layer and an algorithm (the time a
+/// call runs at) carries its unit in its type; inside an algorithm the
+/// arithmetic is on plain `u64`s named with their unit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub struct Nanos(pub u64);
+
+/// A time in whole milliseconds: an instant (since the Unix epoch), such as
+/// a key's expiry, or a span.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub struct Millis(pub u64);
+
+impl Nanos {
+    /// The millisecond this instant falls in (rounded down), as the
+    /// server's millisecond clock reads it.
+    #[inline]
+    pub const fn floor_ms(self) -> Millis {
+        Millis(self.0 / NS_PER_MS)
+    }
+
+    /// This instant in whole µs, rounded down (the sliding window's unit).
+    #[inline]
+    pub const fn floor_us(self) -> u64 {
+        self.0 / NS_PER_US
+    }
+}
+
+impl Millis {
+    /// The same time in ns (saturating: no time in range comes near).
+    #[inline]
+    pub const fn ns(self) -> Nanos {
+        Nanos(self.0.saturating_mul(NS_PER_MS))
+    }
+}
 
 /// Microseconds per millisecond.
 pub const US_PER_MS: u64 = 1_000;

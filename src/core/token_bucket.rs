@@ -44,9 +44,7 @@ impl TokenBucket {
         let o = self.schedule.check(state.map(|s| s.full_at_ns), now_ns, cost);
         Outcome {
             decision: o.decision,
-            write: o
-                .write
-                .map(|w| Write { state: TokenBucketState { full_at_ns: w.state }, expire_at_ms: w.expire_at_ms }),
+            write: o.write.map(|w| Write { state: TokenBucketState { full_at_ns: w.state }, expire_at: w.expire_at }),
         }
     }
 
@@ -56,9 +54,7 @@ impl TokenBucket {
         let o = self.schedule.refund(state.full_at_ns, now_ns, units);
         Outcome {
             decision: o.decision,
-            write: o
-                .write
-                .map(|w| Write { state: TokenBucketState { full_at_ns: w.state }, expire_at_ms: w.expire_at_ms }),
+            write: o.write.map(|w| Write { state: TokenBucketState { full_at_ns: w.state }, expire_at: w.expire_at }),
         }
     }
 }

@@ -6,6 +6,7 @@
 //! server that loaded the module. (Were one to fire, the panic is caught at
 //! the command entry point and answered as an error: it never reaches C.)
 
+use crate::core::time::Millis;
 use std::marker::PhantomData;
 use std::os::raw::{c_char, c_int};
 use std::slice;
@@ -223,10 +224,10 @@ impl<'c> OpenKey<'c> {
         api!(RedisModule_DeleteKey(self.key)) == raw::REDISMODULE_OK as c_int
     }
 
-    /// Sets the key's absolute expiry, ms since the epoch. `now_ms` is the
+    /// Sets the key's absolute expiry, ms since the epoch. `now` is the
     /// time the command runs at, used where the server has no absolute form.
-    pub fn set_expire_at(&self, at_ms: u64, now_ms: u64) -> bool {
-        let at = i64::try_from(at_ms).unwrap_or(i64::MAX);
+    pub fn set_expire_at(&self, at: Millis, now: Millis) -> bool {
+        let at = i64::try_from(at.0).unwrap_or(i64::MAX);
         // SAFETY: copying a function pointer out of the table.
         let set_abs = unsafe { raw::RedisModule_SetAbsExpire };
         if let Some(set_abs) = set_abs {
@@ -235,8 +236,8 @@ impl<'c> OpenKey<'c> {
         }
         // Redis 7.0 has only the relative form, which adds the server's
         // current time again: exact while the millisecond has not ticked
-        // since `now_ms` was read (at worst the key lives 1 ms longer).
-        let rel = at.saturating_sub(i64::try_from(now_ms).unwrap_or(0)).max(0);
+        // since `now` was read (at worst the key lives 1 ms longer).
+        let rel = at.saturating_sub(i64::try_from(now.0).unwrap_or(0)).max(0);
         api!(RedisModule_SetExpire(self.key, rel)) == raw::REDISMODULE_OK as c_int
     }
 }

@@ -28,7 +28,7 @@ use std::os::raw::c_int;
 
 use redis_module::raw::{RedisModuleDigest, RedisModuleIO, RedisModuleString, RedisModuleType};
 
-use crate::core::time::{MAX_COUNT, MAX_PERIOD_MS};
+use crate::core::time::{Millis, MAX_COUNT, MAX_PERIOD_MS};
 use crate::core::{GcraState, QuotaState, SlidingWindowState, TokenBucketState};
 
 use super::ffi::{api, OpenKey, Slot};
@@ -278,20 +278,20 @@ impl<S: Words> Stored for S {
     }
 
     #[inline]
-    fn encode<'b>(w: &S, expire_at_ms: u64, buf: &'b mut [u8; MAX_PAYLOAD]) -> &'b [u8] {
-        encode(w, expire_at_ms, buf)
+    fn encode<'b>(w: &S, expire_at: Millis, buf: &'b mut [u8; MAX_PAYLOAD]) -> &'b [u8] {
+        encode(w, expire_at.0, buf)
     }
 
     /// Whatever the key held is replaced, as by SET or RESTORE; an expiry
     /// of 0 leaves the key's expiry alone.
-    fn apply(key: &OpenKey<'_>, ty: *mut RedisModuleType, payload: &[u8], now_ms: u64) -> bool {
+    fn apply(key: &OpenKey<'_>, ty: *mut RedisModuleType, payload: &[u8], now: Millis) -> bool {
         let Some((state, expire_at_ms)) = decode::<S>(payload) else { return false };
         let stored = match key.slot() {
             // SAFETY: a value of this type is made by `new_value::<S>`.
             Slot::Module(t, value) if t == ty => unsafe { update(key, ty, value, state) }.is_some(),
             _ => key.set_value(ty, new_value(state)),
         };
-        stored && (expire_at_ms == 0 || key.set_expire_at(expire_at_ms, now_ms))
+        stored && (expire_at_ms == 0 || key.set_expire_at(Millis(expire_at_ms), now))
     }
 
     fn rdb_load(rdb: *mut RedisModuleIO, encver: c_int) -> *mut c_void {

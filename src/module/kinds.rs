@@ -37,8 +37,8 @@ macro_rules! with_kinds {
         $m! {
             Gcra: $crate::core::Gcra,
             TokenBucket: $crate::core::TokenBucket,
-            Slide: $crate::core::SlidingWindow,
-            Log: $crate::core::SlidingLog,
+            SlidingWindow: $crate::core::SlidingWindow,
+            SlidingLog: $crate::core::SlidingLog,
             Quota: $crate::module::quota::QuotaLimit,
             Concurrency: $crate::module::lease::Acquire,
         }

@@ -11,6 +11,7 @@
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 use crate::core::lease::{AcquireOutcome, LeaseBlock, LeaseChange, LeaseChangeKind, LeaseId, LeaseOp, Leases};
+use crate::core::time::{Millis, Nanos};
 use crate::core::{Algorithm, Change, Outcome, ParamError, Verdict, Write};
 
 /// `RL.ACQUIRE key limit lease_ms [COST n] [ID id]`: the limit and lease
@@ -32,9 +33,9 @@ impl Acquire {
     }
 
     #[inline]
-    fn acquire(&self, state: Option<LeaseBlock<&[u64]>>, now_ns: u64, cost: u64) -> AcquireOutcome {
+    fn acquire(&self, state: Option<LeaseBlock<&[u64]>>, now: Nanos, cost: u64) -> AcquireOutcome {
         let seed = if state.is_none() { SEED.fetch_add(1, Relaxed) } else { 0 };
-        self.leases.acquire(state.as_ref(), now_ns, cost, self.id.as_ref(), seed)
+        self.leases.acquire(state.as_ref(), now.0, cost, self.id.as_ref(), seed)
     }
 }
 
@@ -53,7 +54,7 @@ pub fn lease_of(change: Option<&Change<LeaseChange>>) -> Option<LeaseId> {
 /// holds units), a release gives back (and deletes the key with the last
 /// lease), a clock repair repairs.
 pub fn classify(c: LeaseChange) -> Change<LeaseChange> {
-    let w = Write { state: c, expire_at_ms: c.expire_at_ms };
+    let w = Write { state: c, expire_at: Millis(c.expire_at_ms) };
     match (c.kind, c.delete) {
         (LeaseChangeKind::Acquire | LeaseChangeKind::Renew, _) => Change::Consume(w),
         (LeaseChangeKind::Release, false) => Change::Refund(Some(w)),
@@ -71,24 +72,24 @@ impl Algorithm for Acquire {
         self.leases.limit()
     }
 
-    fn check(&self, state: Option<Self::State<'_>>, now_ns: u64, cost: u64) -> Outcome<LeaseChange> {
-        let o = self.acquire(state, now_ns, cost);
-        let write = o.change.filter(|c| !c.delete).map(|c| Write { state: c, expire_at_ms: c.expire_at_ms });
+    fn check(&self, state: Option<Self::State<'_>>, now: Nanos, cost: u64) -> Outcome<LeaseChange> {
+        let o = self.acquire(state, now, cost);
+        let write = o.change.filter(|c| !c.delete).map(|c| Write { state: c, expire_at: Millis(c.expire_at_ms) });
         Outcome { decision: o.decision, write }
     }
 
     /// Leases take no refund (the grammar refuses `REFUND`); a status query.
-    fn refund(&self, state: Self::State<'_>, now_ns: u64, _units: u64) -> Outcome<LeaseChange> {
-        self.check(Some(state), now_ns, 0)
+    fn refund(&self, state: Self::State<'_>, now: Nanos, _units: u64) -> Outcome<LeaseChange> {
+        self.check(Some(state), now, 0)
     }
 
     #[inline]
-    fn decide(&self, state: Option<Self::State<'_>>, now_ns: u64, cost: u64) -> Verdict<LeaseChange> {
-        let o = self.acquire(state, now_ns, cost);
+    fn decide(&self, state: Option<Self::State<'_>>, now: Nanos, cost: u64) -> Verdict<LeaseChange> {
+        let o = self.acquire(state, now, cost);
         Verdict { decision: o.decision, change: o.change.map(classify) }
     }
 
-    fn settle(&self, state: Option<Self::State<'_>>, now_ns: u64, _units: u64) -> Verdict<LeaseChange> {
-        self.decide(state, now_ns, 0)
+    fn settle(&self, state: Option<Self::State<'_>>, now: Nanos, _units: u64) -> Verdict<LeaseChange> {
+        self.decide(state, now, 0)
     }
 }

@@ -26,6 +26,8 @@ use redis_module::raw::{RedisModuleDigest, RedisModuleIO, RedisModuleString, Red
 
 use crate::core::lease::{LeaseBlock, LeaseChange, LeaseRead, LEASE_CHANGE_WORDS, MAX_ID_LEN, MAX_LEASE_LIMIT};
 
+use crate::core::time::Millis;
+
 use super::block::{self, alloc, replace, words, words_mut};
 use super::ffi::{api, OpenKey, Slot};
 use super::stored::{Stored, APPLY, MAX_PAYLOAD};
@@ -138,8 +140,8 @@ impl Stored for LeaseChange {
         Some(replace(key, ty, value, smaller).unwrap_or(value))
     }
 
-    fn encode<'b>(w: &LeaseChange, expire_at_ms: u64, buf: &'b mut [u8; MAX_PAYLOAD]) -> &'b [u8] {
-        debug_assert_eq!(expire_at_ms, w.expire_at_ms);
+    fn encode<'b>(w: &LeaseChange, expire_at: Millis, buf: &'b mut [u8; MAX_PAYLOAD]) -> &'b [u8] {
+        debug_assert_eq!(expire_at.0, w.expire_at_ms);
         buf[0] = CHANGE_TAG;
         for (i, word) in w.to_words().iter().enumerate() {
             buf[1 + 8 * i..9 + 8 * i].copy_from_slice(&word.to_le_bytes());
@@ -149,7 +151,7 @@ impl Stored for LeaseChange {
 
     /// A change applies to the set the key holds (or to none); a whole set
     /// replaces whatever the key held, as RESTORE would.
-    fn apply(key: &OpenKey<'_>, ty: *mut RedisModuleType, payload: &[u8], now_ms: u64) -> bool {
+    fn apply(key: &OpenKey<'_>, ty: *mut RedisModuleType, payload: &[u8], now: Millis) -> bool {
         if let Some(rest) = payload.strip_prefix(&[WHOLE_TAG]) {
             if rest.len() % 8 != 0 {
                 return false;
@@ -181,7 +183,7 @@ impl Stored for LeaseChange {
             },
             _ => false,
         };
-        stored && key.set_expire_at(change.expire_at_ms, now_ms)
+        stored && key.set_expire_at(Millis(change.expire_at_ms), now)
     }
 
     fn rdb_load(rdb: *mut RedisModuleIO, encver: c_int) -> *mut c_void {

@@ -30,6 +30,8 @@ use redis_module::raw::{RedisModuleDigest, RedisModuleIO, RedisModuleString, Red
 use crate::core::log::{LOG_CHANGE_WORDS, MAX_LOG_LIMIT};
 use crate::core::{LogChange, LogEntry, LogHeader, LogRead, LogRing, LogStore, SlidingLog};
 
+use crate::core::time::Millis;
+
 use super::block::{self, replace, words, words_mut};
 use super::ffi::{api, OpenKey, Slot};
 use super::stored::{Stored, APPLY, MAX_PAYLOAD};
@@ -171,8 +173,8 @@ impl Stored for LogChange {
         replace(key, ty, value, bigger)
     }
 
-    fn encode<'b>(w: &LogChange, expire_at_ms: u64, buf: &'b mut [u8; MAX_PAYLOAD]) -> &'b [u8] {
-        debug_assert_eq!(expire_at_ms, w.expire_at_ms);
+    fn encode<'b>(w: &LogChange, expire_at: Millis, buf: &'b mut [u8; MAX_PAYLOAD]) -> &'b [u8] {
+        debug_assert_eq!(expire_at.0, w.expire_at_ms);
         buf[0] = CHANGE_TAG;
         for (i, word) in w.to_words().iter().enumerate() {
             buf[1 + 8 * i..9 + 8 * i].copy_from_slice(&word.to_le_bytes());
@@ -182,7 +184,7 @@ impl Stored for LogChange {
 
     /// A change applies to the log the key holds (or to none); a whole log
     /// replaces whatever the key held, as RESTORE would.
-    fn apply(key: &OpenKey<'_>, ty: *mut RedisModuleType, payload: &[u8], now_ms: u64) -> bool {
+    fn apply(key: &OpenKey<'_>, ty: *mut RedisModuleType, payload: &[u8], now: Millis) -> bool {
         if let Some(rest) = payload.strip_prefix(&[WHOLE_TAG]) {
             let mut words = rest.chunks_exact(8).map(|b| u64::from_le_bytes(b.try_into().unwrap_or([0; 8])));
             if rest.len() % 8 != 0 {
@@ -217,7 +219,7 @@ impl Stored for LogChange {
             },
             _ => false,
         };
-        stored && key.set_expire_at(change.expire_at_ms, now_ms)
+        stored && key.set_expire_at(Millis(change.expire_at_ms), now)
     }
 
     fn rdb_load(rdb: *mut RedisModuleIO, encver: c_int) -> *mut c_void {

@@ -13,7 +13,7 @@
 use std::cell::RefCell;
 
 use crate::core::calendar::MAX_ZONE_NAME;
-use crate::core::time::MAX_PERIOD_MS;
+use crate::core::time::{Millis, Nanos, MAX_PERIOD_MS};
 use crate::core::{
     Algorithm, CacheSlot, CalendarCache, Decision, Outcome, ParamError, Period, Quota, QuotaAt, QuotaState, Settle,
     Unit, Window, Write,
@@ -85,7 +85,8 @@ impl Algorithm for QuotaLimit {
     }
 
     #[inline]
-    fn check(&self, state: Option<QuotaState>, now_ns: u64, cost: u64) -> Outcome<QuotaState> {
+    fn check(&self, state: Option<QuotaState>, now: Nanos, cost: u64) -> Outcome<QuotaState> {
+        let now_ns = now.0;
         match self.window(now_ns) {
             Some(window) => QuotaAt { quota: self.quota, window }.check(state, now_ns, cost),
             // Cannot happen: the zone was found when the call was parsed, and
@@ -108,7 +109,8 @@ impl Algorithm for QuotaLimit {
     /// the stored window has ended there is nothing left to refund (the key,
     /// whose window is over, is deleted). A count of 0 afterwards deletes
     /// the key.
-    fn refund(&self, state: QuotaState, now_ns: u64, units: u64) -> Outcome<QuotaState> {
+    fn refund(&self, state: QuotaState, now: Nanos, units: u64) -> Outcome<QuotaState> {
+        let now_ns = now.0;
         let Some(window) = self.window(now_ns) else {
             // As in `check`: cannot happen; the state is kept as it is.
             let decision = Decision {
@@ -118,14 +120,14 @@ impl Algorithm for QuotaLimit {
                 retry_after_ms: 0,
                 reset_after_ms: 0,
             };
-            return Outcome { decision, write: Some(Write { state, expire_at_ms: state.end_ms }) };
+            return Outcome { decision, write: Some(Write { state, expire_at: Millis(state.end_ms) }) };
         };
         let r = QuotaAt { quota: self.quota, window }.refund(Some(state), now_ns, units);
         let write = match r.settle {
             Settle::Store(w) => Some(w),
             Settle::Delete => None,
             // Only for a missing key, which is never refunded here.
-            Settle::Nothing => Some(Write { state, expire_at_ms: state.end_ms }),
+            Settle::Nothing => Some(Write { state, expire_at: Millis(state.end_ms) }),
         };
         Outcome { decision: r.decision, write }
     }
@@ -167,9 +169,9 @@ mod tests {
         assert_eq!(QuotaLimit::new(5, b"DAY", Some(b"")), Err(ArgError::UnknownZone(None)));
         let q = QuotaLimit::new(5, b"DAY", Some(b"Europe/Berlin")).unwrap();
         // 2027-01-15 in Berlin: 2027-01-14T23:00Z to 2027-01-15T23:00Z.
-        let o = q.check(None, T0_NS, 2);
+        let o = q.check(None, Nanos(T0_NS), 2);
         assert_eq!((o.decision.remaining, o.decision.reset_after_ms), (3, 15 * 3_600_000));
-        assert_eq!(o.write.map(|w| w.expire_at_ms), Some(1_800_000_000_000 + 15 * 3_600_000));
+        assert_eq!(o.write.map(|w| w.expire_at.0), Some(1_800_000_000_000 + 15 * 3_600_000));
     }
 
     #[test]
@@ -180,7 +182,7 @@ mod tests {
             .chain(zones.iter().map(|z| QuotaLimit::new(5, b"HOUR", Some(z.as_bytes())).unwrap()))
             .collect();
         for (i, q) in limits.iter().enumerate() {
-            let o = q.check(None, T0_NS + 1_500_000_000, 1);
+            let o = q.check(None, Nanos(T0_NS + 1_500_000_000), 1);
             let want = match q.period {
                 Period::Fixed(p) => p - (1_800_000_001_500 % p),
                 // Every zone here is on a whole or half hour: 08:00:01.5Z.

@@ -12,7 +12,7 @@ use std::ffi::{c_void, CStr};
 
 use redis_module::raw::{self, RedisModuleString};
 
-use crate::core::time::NS_PER_MS;
+use crate::core::time::{Millis, Nanos};
 use crate::core::{Change, Write};
 
 use super::effect::{self, Propagated};
@@ -31,7 +31,7 @@ pub struct WrongType;
 enum Written<S> {
     Nothing,
     /// A write and the key's absolute expiry.
-    State(S, u64),
+    State(S, Millis),
     /// A propagated effect was stored (`RL.APPLY`).
     Applied,
     /// The key was removed; `refund`: by a refund that filled the limiter
@@ -119,16 +119,16 @@ impl<'c, K: Kind> KeyState<'c, K> {
         self.event = event;
     }
 
-    /// Makes `change`, setting the key's expiry (`now_ns`: the time the
+    /// Makes `change`, setting the key's expiry (`now`: the time the
     /// command runs at). False if the server refused the value (or the key
     /// is already closed).
     #[inline]
-    pub fn write(&mut self, change: &Change<K::Write>, now_ns: u64) -> bool {
+    pub fn write(&mut self, change: &Change<K::Write>, now: Nanos) -> bool {
         match change {
-            Change::Consume(w) | Change::Refund(Some(w)) => self.store(w, now_ns),
+            Change::Consume(w) | Change::Refund(Some(w)) => self.store(w, now),
             Change::Refund(None) => self.delete(true),
             Change::Repair(w) => {
-                let stored = self.store(w, now_ns);
+                let stored = self.store(w, now);
                 if stored {
                     stats::count(&stats::REPAIRS);
                 }
@@ -146,7 +146,7 @@ impl<'c, K: Kind> KeyState<'c, K> {
     }
 
     #[inline]
-    fn store(&mut self, w: &Write<K::Write>, now_ns: u64) -> bool {
+    fn store(&mut self, w: &Write<K::Write>, now: Nanos) -> bool {
         let Some(key) = &self.key else { return false };
         let ty = K::redis_type();
         let held = match self.held {
@@ -160,9 +160,9 @@ impl<'c, K: Kind> KeyState<'c, K> {
             self.held = held;
         }
         // An expiry the server refused is a failed store: PTTL must equal reset.
-        let stored = stored && key.set_expire_at(w.expire_at_ms, now_ns / NS_PER_MS);
+        let stored = stored && key.set_expire_at(w.expire_at, now.floor_ms());
         if stored {
-            self.written = Written::State(w.state, w.expire_at_ms);
+            self.written = Written::State(w.state, w.expire_at);
         }
         stored
     }
@@ -182,9 +182,9 @@ impl<'c, K: Kind> KeyState<'c, K> {
 
     /// Stores a propagated effect (`RL.APPLY`), whatever the key held.
     /// Counts nothing: the master counted it.
-    pub fn apply(&mut self, payload: &[u8], now_ns: u64) -> bool {
+    pub fn apply(&mut self, payload: &[u8], now: Nanos) -> bool {
         let Some(key) = &self.key else { return false };
-        let stored = K::Write::apply(key, K::redis_type(), payload, now_ns / NS_PER_MS);
+        let stored = K::Write::apply(key, K::redis_type(), payload, now.floor_ms());
         if stored {
             self.written = Written::Applied;
         }
@@ -211,7 +211,7 @@ impl<'c, K: Kind> KeyState<'c, K> {
                 api!(RedisModule_NotifyKeyspaceEvent(ctx, raw::REDISMODULE_NOTIFY_MODULE, self.event.as_ptr(), name));
                 return;
             }
-            Written::State(write, expire_at_ms) => {
+            Written::State(write, expire_at) => {
                 api!(RedisModule_SignalModifiedKey(ctx, name));
                 api!(RedisModule_NotifyKeyspaceEvent(ctx, raw::REDISMODULE_NOTIFY_MODULE, self.event.as_ptr(), name));
                 if !propagate {
@@ -223,7 +223,7 @@ impl<'c, K: Kind> KeyState<'c, K> {
                     return;
                 }
                 let mut buf = [0u8; stored::MAX_PAYLOAD];
-                effect::replicate(self.ctx, name, K::Write::encode(&write, expire_at_ms, &mut buf))
+                effect::replicate(self.ctx, name, K::Write::encode(&write, expire_at, &mut buf))
             }
             Written::Deleted { refund } => {
                 api!(RedisModule_SignalModifiedKey(ctx, name));

@@ -19,6 +19,8 @@ use std::os::raw::c_int;
 
 use redis_module::raw::{RedisModuleDigest, RedisModuleIO, RedisModuleString, RedisModuleType};
 
+use crate::core::time::Millis;
+
 use super::ffi::OpenKey;
 
 /// The command that carries an effect.
@@ -48,11 +50,11 @@ pub trait Stored: Copy + 'static {
     /// `value` is a live value of this kind's type, held by `key`.
     unsafe fn update(key: &OpenKey<'_>, ty: *mut RedisModuleType, value: *mut c_void, w: &Self) -> Option<*mut c_void>;
     /// The effect payload of the write `w`, with the key's absolute expiry.
-    fn encode<'b>(w: &Self, expire_at_ms: u64, buf: &'b mut [u8; MAX_PAYLOAD]) -> &'b [u8];
+    fn encode<'b>(w: &Self, expire_at: Millis, buf: &'b mut [u8; MAX_PAYLOAD]) -> &'b [u8];
     /// Stores an effect payload in `key` (open for writing; it may hold
     /// anything, as before a SET or RESTORE): `RL.APPLY`. False if the
     /// payload is malformed or cannot apply to what the key holds.
-    fn apply(key: &OpenKey<'_>, ty: *mut RedisModuleType, payload: &[u8], now_ms: u64) -> bool;
+    fn apply(key: &OpenKey<'_>, ty: *mut RedisModuleType, payload: &[u8], now: Millis) -> bool;
 
     /// The value in an RDB (or DUMP payload) of encoding version `encver`;
     /// NULL if it is malformed or of a version this build does not know.

@@ -23,6 +23,7 @@ use std::os::raw::c_int;
 
 use redis_module::raw::{self, RedisModuleString};
 
+use crate::core::time::Nanos;
 use crate::core::{Decision, Verdict};
 use crate::module::args::{self, ArgError};
 use crate::module::clock;
@@ -51,12 +52,12 @@ pub fn command(ctx: Ctx<'_>, args: Argv<'_>) {
     };
 
     // One instant for every key, so the limits are checked together.
-    let now_ns = clock::now_ns();
+    let now = clock::now();
     // At most args::MAX_KEYS parts, each holding its key open: duplicate
     // keys were refused, so no two parts alias one value.
     let mut parts: Vec<AnyPart> = Vec::with_capacity(parsed.specs.len());
     for (i, spec) in parsed.specs.iter().enumerate() {
-        match AnyPart::open(ctx, args.string(2 + i), spec.limit, spec.cost, spec.refund, now_ns) {
+        match AnyPart::open(ctx, args.string(2 + i), spec.limit, spec.cost, spec.refund, now) {
             Ok(part) => parts.push(part),
             Err(WrongType) => {
                 // Closes every key opened so far; nothing was written.
@@ -73,7 +74,7 @@ pub fn command(ctx: Ctx<'_>, args: Argv<'_>) {
     let mut refused = false;
     if !parsed.peek {
         for part in &mut parts {
-            refused |= !part.get_mut().store(allowed, now_ns);
+            refused |= !part.get_mut().store(allowed, now);
         }
     }
     // Close every key before telling the server about the writes, as the
@@ -182,7 +183,7 @@ trait Pending {
     /// Stores what this key gets from the whole decision: its consumed
     /// state if every limit allowed, else at most a repair. False if the
     /// server refused the value.
-    fn store(&mut self, all_allowed: bool, now_ns: u64) -> bool;
+    fn store(&mut self, all_allowed: bool, now: Nanos) -> bool;
     /// Closes the key.
     fn close(&mut self);
     /// Signals, notifies and propagates what [`store`](Self::store) wrote.
@@ -211,12 +212,12 @@ impl<'c, K: Kind> Part<'c, K> {
         limiter: K,
         cost: u64,
         refund: Option<u64>,
-        now_ns: u64,
+        now: Nanos,
     ) -> Result<Self, WrongType> {
         let key = KeyState::<K>::open(ctx, name)?;
         let verdict = match refund {
-            Some(units) => limiter.settle(key.state(), now_ns, units),
-            None => limiter.decide(key.state(), now_ns, cost),
+            Some(units) => limiter.settle(key.state(), now, units),
+            None => limiter.decide(key.state(), now, cost),
         };
         Ok(Self { limiter, refund: refund.is_some(), key, verdict, wrote: false })
     }
@@ -227,13 +228,13 @@ impl<K: Kind> Pending for Part<'_, K> {
         &self.verdict.decision
     }
 
-    fn store(&mut self, all_allowed: bool, now_ns: u64) -> bool {
+    fn store(&mut self, all_allowed: bool, now: Nanos) -> bool {
         let change = if all_allowed {
             self.verdict.change
         } else {
             // Consume (or refund) nothing; keep only a repair. A COST 0
             // check stores exactly that (and nothing in steady operation).
-            let status = self.limiter.decide(self.key.state(), now_ns, 0);
+            let status = self.limiter.decide(self.key.state(), now, 0);
             if self.refund {
                 // Nothing refunded: answer the state as it is.
                 self.verdict.decision = status.decision;
@@ -242,7 +243,7 @@ impl<K: Kind> Pending for Part<'_, K> {
         };
         match change {
             Some(change) => {
-                let stored = self.key.write(&change, now_ns);
+                let stored = self.key.write(&change, now);
                 self.wrote = stored && all_allowed;
                 stored
             }
@@ -281,10 +282,10 @@ macro_rules! any_part {
                 limit: Limit,
                 cost: u64,
                 refund: Option<u64>,
-                now_ns: u64,
+                now: Nanos,
             ) -> Result<Self, WrongType> {
                 match limit {
-                    $(Limit::$variant(l) => Part::open(ctx, name, l, cost, refund, now_ns).map(AnyPart::$variant),)*
+                    $(Limit::$variant(l) => Part::open(ctx, name, l, cost, refund, now).map(AnyPart::$variant),)*
                 }
             }
 

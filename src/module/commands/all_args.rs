@@ -168,7 +168,7 @@ mod tests {
             [
                 Spec { limit: Limit::Gcra(Gcra::new(10, 1000, 5).unwrap()), cost: 2, refund: None },
                 Spec { limit: Limit::TokenBucket(TokenBucket::new(5, 1, 1000).unwrap()), cost: 1, refund: None },
-                Spec { limit: Limit::Slide(SlidingWindow::new(3, 60000)), cost: 0, refund: None },
+                Spec { limit: Limit::SlidingWindow(SlidingWindow::new(3, 60000)), cost: 0, refund: None },
             ]
         );
         assert_eq!(all("RL.ALL 1 k SLIDE 1 1").map(|a| a.peek), Ok(false));

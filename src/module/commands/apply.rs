@@ -55,7 +55,7 @@ impl WithKind for Apply<'_, '_> {
         // key held, as SET or RESTORE would; a variable-size state's change
         // applies to the state the key holds.
         let mut key = KeyState::<K>::open_any(self.ctx, self.name);
-        if !key.apply(self.payload, clock::now_ns()) {
+        if !key.apply(self.payload, clock::now()) {
             return false;
         }
         // The same event the write fired on the master, as replicas of

@@ -31,7 +31,7 @@ pub fn release(ctx: Ctx<'_>, args: Argv<'_>) {
         Ok(id) => id,
         Err(e) => return reply_error(ctx, &e.to_string()),
     };
-    settle(ctx, &args, tally, c"rl.release", |set, now_ns| Leases::release(set, now_ns, &id));
+    settle(ctx, &args, tally, c"rl.release", |set, now| Leases::release(set, now, &id));
 }
 
 pub fn renew(ctx: Ctx<'_>, args: Argv<'_>) {
@@ -44,9 +44,9 @@ pub fn renew(ctx: Ctx<'_>, args: Argv<'_>) {
         Ok(parsed) => parsed,
         Err(e) => return reply_error(ctx, &e.to_string()),
     };
-    settle(ctx, &args, tally, c"rl.renew", |set, now_ns| {
+    settle(ctx, &args, tally, c"rl.renew", |set, now| {
         // lease_ms was checked above: the core's range is the same.
-        Leases::renew(set, now_ns, &id, lease_ms).unwrap_or(LeaseReply { ok: false, change: None })
+        Leases::renew(set, now, &id, lease_ms).unwrap_or(LeaseReply { ok: false, change: None })
     });
 }
 
@@ -62,11 +62,11 @@ fn settle(
     let Ok(mut key) = KeyState::<Acquire>::open(ctx, args.string(1)) else {
         return reply_error(ctx, WRONGTYPE);
     };
-    let now_ns = clock::now_ns();
-    let r = op(key.state().as_ref(), now_ns);
+    let now = clock::now();
+    let r = op(key.state().as_ref(), now.0);
     if let Some(change) = r.change.map(classify) {
         key.set_event(event);
-        let stored = key.write(&change, now_ns);
+        let stored = key.write(&change, now);
         key.close();
         if !stored {
             return reply_error(ctx, "ERR could not store the limiter state");

@@ -55,16 +55,16 @@ pub fn run<K: Kind, A: for<'s> Algorithm<State<'s> = K::State<'s>, Write = K::Wr
         return reply_error(ctx, WRONGTYPE);
     };
 
-    let now_ns = clock::now_ns();
+    let now = clock::now();
     let verdict = match opts.refund {
-        Some(units) => limiter.settle(key.state(), now_ns, units),
-        None => limiter.decide(key.state(), now_ns, opts.cost),
+        Some(units) => limiter.settle(key.state(), now, units),
+        None => limiter.decide(key.state(), now, opts.cost),
     };
     let flags = context_flags(ctx);
 
     let wrote = !opts.peek && verdict.change.is_some();
     if let (true, Some(change)) = (wrote, &verdict.change) {
-        let stored = key.write(change, now_ns);
+        let stored = key.write(change, now);
         key.close();
         if !stored {
             return reply_error(ctx, "ERR could not store the limiter state");

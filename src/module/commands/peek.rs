@@ -45,7 +45,7 @@ impl WithKind for Peek<'_> {
         let Ok(key) = KeyState::<K>::open_read(ctx, args.string(2)) else {
             return reply_error(ctx, WRONGTYPE);
         };
-        let decision = limiter.decide(key.state(), clock::now_ns(), opts.cost).decision;
+        let decision = limiter.decide(key.state(), clock::now(), opts.cost).decision;
         drop(key);
         tally.decision(&decision);
         // Nothing is written: a lease is nil.

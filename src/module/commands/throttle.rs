@@ -18,6 +18,7 @@
 //! It runs RL.GCRA's flow ([`run`](super::run)) on GCRA's kind; only the
 //! parsing and the reply differ.
 
+use crate::core::time::Nanos;
 use crate::core::time::{MAX_COUNT, MAX_PERIOD_MS, US_PER_MS};
 use crate::core::{Algorithm, Decision, Gcra, GcraState, Outcome, ParamError, Verdict};
 use crate::module::args::{self, ArgError, Options};
@@ -65,13 +66,13 @@ impl Algorithm for Throttle {
         self.0.limit()
     }
     #[inline]
-    fn check(&self, state: Option<GcraState>, now_ns: u64, cost: u64) -> Outcome<GcraState> {
-        self.0.check(state, now_ns, cost)
+    fn check(&self, state: Option<GcraState>, now: Nanos, cost: u64) -> Outcome<GcraState> {
+        Algorithm::check(&self.0, state, now, cost)
     }
     /// CL.THROTTLE takes no refund; GCRA's, should anything ask.
     #[inline]
-    fn refund(&self, state: GcraState, now_ns: u64, units: u64) -> Outcome<GcraState> {
-        self.0.refund(state, now_ns, units)
+    fn refund(&self, state: GcraState, now: Nanos, units: u64) -> Outcome<GcraState> {
+        Algorithm::refund(&self.0, state, now, units)
     }
 }
 
