@@ -19,6 +19,7 @@ pub mod gcra;
 pub mod heavy_hitters;
 pub mod lease;
 pub mod log;
+pub mod log_ring;
 pub mod quota;
 pub mod schedule;
 pub mod sliding_window;

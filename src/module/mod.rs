@@ -18,6 +18,7 @@ pub mod info;
 pub mod kinds;
 pub mod lease;
 pub mod lease_value;
+mod load_options;
 pub mod log_value;
 pub mod quota;
 pub mod reply;
@@ -272,62 +273,6 @@ trampoline! {
     on_panictest => hooks::panic_test,
 }
 
-/// Module arguments (`MODULE LOAD path ARG...`, `loadmodule path ARG...`).
-struct LoadOptions {
-    /// Registers `RL.PANICTEST` (see `hooks`), which panics on purpose, so
-    /// tests can show that a panic becomes an error reply and the server
-    /// stays up. Only a module built with the `test-hooks` feature has it.
-    panic_test_command: bool,
-    /// `top-capacity n`: keys per RL.TOP summary (0 turns tracking off).
-    top_capacity: usize,
-    /// `top-sample k`: consumption is sampled about every k units.
-    top_sample: u64,
-}
-
-impl Default for LoadOptions {
-    fn default() -> Self {
-        Self { panic_test_command: false, top_capacity: top::DEFAULT_CAPACITY, top_sample: top::DEFAULT_SAMPLE }
-    }
-}
-
-/// What `load` says after an unknown or bad module argument.
-const LOAD_OPTIONS: &str = "the module arguments are top-capacity <0 to 1000000>, top-sample <1 to 1048576> and \
-                            enable-panic-test-command (for tests)";
-
-impl LoadOptions {
-    fn parse(args: &[RedisString]) -> Result<Self, String> {
-        Self::parse_words(&args.iter().map(|a| a.as_slice()).collect::<Vec<_>>())
-    }
-
-    fn parse_words(args: &[&[u8]]) -> Result<Self, String> {
-        let mut opts = Self::default();
-        let mut words = args.iter().copied();
-        while let Some(word) = words.next() {
-            let mut value = |name: &'static str, max: u64| -> Result<u64, String> {
-                let v = words.next().ok_or_else(|| format!("{name} needs a value"))?;
-                let min = u64::from(name != "top-capacity");
-                args::int_in(v, name, min, max).map_err(|_| format!("{name} must be an integer from {min} to {max}"))
-            };
-            match word {
-                a if a.eq_ignore_ascii_case(b"top-capacity") => {
-                    opts.top_capacity = value("top-capacity", crate::core::heavy_hitters::MAX_CAPACITY as u64)? as usize
-                }
-                a if a.eq_ignore_ascii_case(b"top-sample") => opts.top_sample = value("top-sample", top::MAX_SAMPLE)?,
-                a if a.eq_ignore_ascii_case(b"enable-panic-test-command") => {
-                    if !cfg!(feature = "test-hooks") {
-                        return Err("enable-panic-test-command needs a module built with the test-hooks feature \
-                                    (make build-hooks)"
-                            .to_string());
-                    }
-                    opts.panic_test_command = true
-                }
-                other => return Err(format!("unknown module argument {:?}", String::from_utf8_lossy(other))),
-            }
-        }
-        Ok(opts)
-    }
-}
-
 /// Registers a command and its docs.
 fn create(ctx: Ctx<'_>, c: &Command) -> Result<(), String> {
     let status = api!(RedisModule_CreateCommand(
@@ -397,10 +342,10 @@ fn init(ctx: &Context, args: &[RedisString]) -> Status {
 }
 
 fn load(ctx: Ctx<'_>, args: &[RedisString]) -> Status {
-    let load = match LoadOptions::parse(args) {
+    let load = match load_options::LoadOptions::parse(args) {
         Ok(load) => load,
         Err(why) => {
-            log_warning(&format!("{why}; {LOAD_OPTIONS}"));
+            log_warning(&format!("{why}; {}", load_options::LOAD_OPTIONS));
             return Status::Err;
         }
     };
