@@ -242,6 +242,8 @@ fn count_and_subcommands_are_checked() {
         (&["RL.TOP", "DENIED", "COUNT", "x"], "COUNT is not an integer"),
         (&["RL.TOP", "DENIED", "COUNT"], "COUNT needs a value"),
         (&["RL.TOP", "DENIED", "LIMIT", "3"], "unknown option 'LIMIT'"),
+        // After COUNT and its value, the next word is the unknown one.
+        (&["RL.TOP", "DENIED", "COUNT", "3", "x"], "unknown option 'x'"),
         // The server checks each subcommand's arity, and answers an
         // unknown one, as for its own containers (SLOWLOG, CONFIG).
         (&["RL.TOP", "RESET", "COUNT", "3"], "ERR wrong number of arguments for 'RL.TOP|RESET' command"),

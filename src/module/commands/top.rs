@@ -83,6 +83,10 @@ fn parse_count(args: &Argv<'_>, capacity: u64) -> Result<u64, ArgError> {
         2 => Ok(DEFAULT_COUNT.min(capacity)),
         4 if args.bytes(2).eq_ignore_ascii_case(b"COUNT") => args::int_in(args.bytes(3), "COUNT", 1, capacity),
         3 if args.bytes(2).eq_ignore_ascii_case(b"COUNT") => Err(ArgError::MissingValue("COUNT")),
+        // `COUNT n` and more: the word after its value is what is unknown.
+        n if n > 4 && args.bytes(2).eq_ignore_ascii_case(b"COUNT") => {
+            Err(ArgError::UnknownOption(printable(args.bytes(4))))
+        }
         _ => Err(ArgError::UnknownOption(printable(args.bytes(2)))),
     }
 }
