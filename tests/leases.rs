@@ -369,3 +369,24 @@ fn rdb_reload_dump_restore_and_copy_keep_the_set() {
         assert_eq!((digest(&mut c, &copied), pexpiretime(&mut c, &copied)), (state.digest.clone(), state.expire_at_ms));
     }
 }
+
+#[test]
+fn a_replica_fires_the_masters_events_for_acquire_renew_and_release() {
+    let master = frozen_server_with(&[]);
+    let replica = start_replica(&master, ServerOptions::default());
+    let mut r = replica.conn();
+    let _: () = redis::cmd("CONFIG").arg("SET").arg("notify-keyspace-events").arg("Kg$d").query(&mut r).unwrap();
+    let mut sub = replica.conn();
+    let mut pubsub = sub.as_pubsub();
+    pubsub.psubscribe("__keyspace@0__:ev").unwrap();
+    pubsub.set_read_timeout(Some(std::time::Duration::from_secs(5))).unwrap();
+    let mut m = master.conn();
+    acquire(&mut m, "RL.ACQUIRE ev 2 60000 ID a");
+    acquire(&mut m, "RL.ACQUIRE ev 2 60000 ID b");
+    assert_eq!(int(&mut m, &["RL.RENEW", "ev", "a", "90000"]), 1);
+    assert_eq!(int(&mut m, &["RL.RELEASE", "ev", "a"]), 1);
+    // The last lease: the key is deleted (DEL is propagated).
+    assert_eq!(int(&mut m, &["RL.RELEASE", "ev", "b"]), 1);
+    let events: Vec<String> = (0..5).map(|_| pubsub.get_message().unwrap().get_payload().unwrap()).collect();
+    assert_eq!(events, ["rl.acquire", "rl.acquire", "rl.renew", "rl.release", "del"]);
+}

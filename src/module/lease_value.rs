@@ -19,12 +19,14 @@
 //!   100,000 is refused before anything is allocated, and a loaded set must
 //!   be one the core could have written ([`LeaseBlock::from_words`]).
 
-use std::ffi::c_void;
+use std::ffi::{c_void, CStr};
 use std::os::raw::c_int;
 
 use redis_module::raw::{RedisModuleDigest, RedisModuleIO, RedisModuleString, RedisModuleType};
 
-use crate::core::lease::{LeaseBlock, LeaseChange, LeaseRead, LEASE_CHANGE_WORDS, MAX_ID_LEN, MAX_LEASE_LIMIT};
+use crate::core::lease::{
+    LeaseBlock, LeaseChange, LeaseChangeKind, LeaseRead, LEASE_CHANGE_WORDS, MAX_ID_LEN, MAX_LEASE_LIMIT,
+};
 
 use crate::core::time::Millis;
 
@@ -184,6 +186,15 @@ impl Stored for LeaseChange {
             _ => false,
         };
         stored && key.set_expire_at(Millis(change.expire_at_ms), now)
+    }
+
+    /// A release or a renewal fires its own event, as on the master.
+    fn event_of(payload: &[u8]) -> Option<&'static CStr> {
+        match decode_change(payload)?.kind {
+            LeaseChangeKind::Release => Some(c"rl.release"),
+            LeaseChangeKind::Renew => Some(c"rl.renew"),
+            LeaseChangeKind::Acquire | LeaseChangeKind::Repair => None,
+        }
     }
 
     fn rdb_load(rdb: *mut RedisModuleIO, encver: c_int) -> *mut c_void {

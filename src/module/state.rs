@@ -187,6 +187,9 @@ impl<'c, K: Kind> KeyState<'c, K> {
         let stored = K::Write::apply(key, K::redis_type(), payload, now.floor_ms());
         if stored {
             self.written = Written::Applied;
+            if let Some(event) = K::Write::event_of(payload) {
+                self.event = event;
+            }
         }
         stored
     }

@@ -55,6 +55,12 @@ pub trait Stored: Copy + 'static {
     /// anything, as before a SET or RESTORE): `RL.APPLY`. False if the
     /// payload is malformed or cannot apply to what the key holds.
     fn apply(key: &OpenKey<'_>, ty: *mut RedisModuleType, payload: &[u8], now: Millis) -> bool;
+    /// The keyspace event an applied payload fires on a replica, when it is
+    /// not the kind's own (a lease set's release or renewal).
+    #[inline]
+    fn event_of(_payload: &[u8]) -> Option<&'static CStr> {
+        None
+    }
 
     /// The value in an RDB (or DUMP payload) of encoding version `encver`;
     /// NULL if it is malformed or of a version this build does not know.
