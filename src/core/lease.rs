@@ -104,7 +104,8 @@ impl LeaseId {
     /// words, then the length, orders ids as their bytes do.
     fn words(&self) -> [u64; MAX_ID_WORDS] {
         let mut w = [0u64; MAX_ID_WORDS];
-        for (k, chunk) in self.bytes.chunks_exact(8).enumerate() {
+        // The bytes past the length are zero: so are the words past them.
+        for (k, chunk) in self.bytes[..8 * self.words_needed()].chunks_exact(8).enumerate() {
             let mut b = [0u8; 8];
             b.copy_from_slice(chunk);
             w[k] = u64::from_be_bytes(b);
@@ -207,6 +208,11 @@ pub trait LeaseRead {
     fn get(&self, i: usize) -> Lease;
     /// The lease with this id.
     fn find(&self, id: &LeaseId) -> Option<Lease>;
+    /// The deadline of the lease with this id (what [`find`](Self::find)
+    /// answers, without reading the rest of the lease).
+    fn deadline_of(&self, id: &LeaseId) -> Option<u64> {
+        self.find(id).map(|l| l.deadline_ns)
+    }
     /// The units of every lease with a deadline at or before `t`.
     fn units_through(&self, t_ns: u64) -> u64;
     /// The units of every lease.
@@ -232,7 +238,7 @@ pub trait LeaseStore: LeaseRead {
     /// Removes the lease with this id, if any.
     fn remove(&mut self, id: &LeaseId);
     /// Adds a lease whose id the store does not hold (the caller has made room).
-    fn insert(&mut self, lease: Lease);
+    fn insert(&mut self, lease: &Lease);
     /// Sets the deadline and lease_ms of the lease with this id, if any.
     fn renew(&mut self, id: &LeaseId, deadline_ns: u64, lease_ms: u64);
     /// Every lease whose start is after `t` gets the deadline `t + lease_ms`.
@@ -428,7 +434,7 @@ impl LeaseChange {
         store.drop_first(self.drop.min(store.len()));
         match self.op {
             LeaseOp::None => {}
-            LeaseOp::Add(l) => {
+            LeaseOp::Add(ref l) => {
                 store.remove(&l.id);
                 store.insert(l);
             }
@@ -498,9 +504,9 @@ impl<'a, S: LeaseRead> Reading<'a, S> {
         }
     }
 
-    /// The live lease with this id.
-    fn live(&self, id: &LeaseId) -> Option<Lease> {
-        self.store?.find(id).filter(|l| l.deadline_ns > self.now)
+    /// Whether a live lease has this id.
+    fn live(&self, id: &LeaseId) -> bool {
+        self.store.and_then(|s| s.deadline_of(id)).is_some_and(|d| d > self.now)
     }
 
     /// Scans the live leases (for a jumped store).
@@ -693,10 +699,10 @@ impl Leases {
         if cost == 0 {
             return read_only(true, 0);
         }
-        if let Some(l) = id.and_then(|id| r.live(id)) {
-            let op = LeaseOp::Renew { id: l.id, deadline_ns: deadline, lease_ms: self.lease_ms };
+        if let Some(id) = id.filter(|id| r.live(id)) {
+            let op = LeaseOp::Renew { id: *id, deadline_ns: deadline, lease_ms: self.lease_ms };
             let (c, reset) = r.write(LeaseChangeKind::Acquire, op, r.header.next_seq);
-            return AcquireOutcome { decision: decision(true, r.live, 0, reset), lease: Some(l.id), change: Some(c) };
+            return AcquireOutcome { decision: decision(true, r.live, 0, reset), lease: Some(*id), change: Some(c) };
         }
         if cost > limit {
             return read_only(false, -1);
@@ -712,7 +718,7 @@ impl Leases {
                 let mut seq = r.header.next_seq;
                 let mut id = generated_id(now_ns, seq);
                 for _ in 0..=store.map_or(0, |s| s.len()) {
-                    if r.live(&id).is_none() {
+                    if !r.live(&id) {
                         break;
                     }
                     seq = seq.wrapping_add(1);
@@ -731,8 +737,8 @@ impl Leases {
     pub fn release<S: LeaseRead>(store: Option<&S>, now_ns: u64, id: &LeaseId) -> LeaseReply {
         let r = Reading::of(store, now_ns, 0);
         match r.live(id) {
-            None => LeaseReply { ok: false, change: None },
-            Some(_) => {
+            false => LeaseReply { ok: false, change: None },
+            true => {
                 let (c, _) = r.write(LeaseChangeKind::Release, LeaseOp::Release(*id), r.header.next_seq);
                 LeaseReply { ok: true, change: Some(c) }
             }
@@ -750,8 +756,8 @@ impl Leases {
         check_lease_ms(lease_ms)?;
         let r = Reading::of(store, now_ns, 0);
         Ok(match r.live(id) {
-            None => LeaseReply { ok: false, change: None },
-            Some(_) => {
+            false => LeaseReply { ok: false, change: None },
+            true => {
                 let deadline_ns = now_ns.saturating_add(lease_ms * NS_PER_MS);
                 let op = LeaseOp::Renew { id: *id, deadline_ns, lease_ms };
                 let (c, _) = r.write(LeaseChangeKind::Renew, op, r.header.next_seq);
@@ -848,16 +854,16 @@ impl LeaseStore for LeaseVec {
     fn remove(&mut self, id: &LeaseId) {
         self.leases.retain(|l| l.id != *id);
     }
-    fn insert(&mut self, lease: Lease) {
-        let at = self.place(&lease);
-        self.leases.insert(at, lease);
+    fn insert(&mut self, lease: &Lease) {
+        let at = self.place(lease);
+        self.leases.insert(at, *lease);
     }
     fn renew(&mut self, id: &LeaseId, deadline_ns: u64, lease_ms: u64) {
         if let Some(mut l) = self.find(id) {
             self.remove(id);
             l.deadline_ns = deadline_ns;
             l.lease_ms = lease_ms;
-            self.insert(l);
+            self.insert(&l);
         }
     }
     fn clamp(&mut self, t_ns: u64) {
@@ -1068,15 +1074,33 @@ impl<W: Deref<Target = [u64]>> LeaseBlock<W> {
             self.w[self.base(s) + 3] >> 56
         }
     }
+    /// The word `subtree units | height << 56` of `s` (0 for no node).
+    fn aug(&self, s: u32) -> u64 {
+        if s == NIL {
+            0
+        } else {
+            self.w[self.base(s) + 3]
+        }
+    }
+    /// Sets the height and subtree units of `s` from its children's (`al`,
+    /// `ar`: their [`aug`](Self::aug) words).
+    fn fix_with(&mut self, s: u32, al: u64, ar: u64)
+    where
+        W: DerefMut,
+    {
+        let at = self.base(s);
+        let h = 1 + (al >> 56).max(ar >> 56);
+        let units = (self.w[at + 1] >> LEASE_MS_BITS) & ((1 << UNITS_BITS) - 1);
+        let sum = units + (al & SUM_MASK) + (ar & SUM_MASK);
+        self.w[at + 3] = (sum & SUM_MASK) | h << 56;
+    }
     fn fix(&mut self, s: u32)
     where
         W: DerefMut,
     {
         let (l, r) = self.kids(s);
-        let h = 1 + self.height(l).max(self.height(r));
-        let sum = self.units_of(s) + self.sum(l) + self.sum(r);
-        let at = self.base(s) + 3;
-        self.w[at] = (sum & SUM_MASK) | h << 56;
+        let (al, ar) = (self.aug(l), self.aug(r));
+        self.fix_with(s, al, ar);
     }
     fn lease(&self, s: u32) -> Lease {
         let len = self.id_len(s);
@@ -1092,7 +1116,9 @@ impl<W: Deref<Target = [u64]>> LeaseBlock<W> {
     fn cmp(&self, s: u32, k: &Key) -> Ordering {
         self.deadline(s).cmp(&k.d).then_with(|| {
             let ids = self.id_slice(s);
-            for (j, &b) in k.id.iter().enumerate() {
+            // Past both the slot's words and the key's id, every word is zero.
+            let n = ids.len().max(usize::from(k.len).div_ceil(8)).min(MAX_ID_WORDS);
+            for (j, &b) in k.id[..n].iter().enumerate() {
                 let a = ids.get(j).copied().unwrap_or(0);
                 if a != b {
                     return a.cmp(&b);
@@ -1103,16 +1129,18 @@ impl<W: Deref<Target = [u64]>> LeaseBlock<W> {
     }
     fn same_id(&self, s: u32, k: &Key) -> bool {
         let ids = self.id_slice(s);
+        // Past both the slot's words and the key's id, every word is zero.
+        let n = ids.len().max(usize::from(k.len).div_ceil(8)).min(MAX_ID_WORDS);
         self.id_len(s) == u64::from(k.len)
-            && k.id.iter().enumerate().all(|(j, &b)| ids.get(j).copied().unwrap_or(0) == b)
+            && k.id[..n].iter().enumerate().all(|(j, &b)| ids.get(j).copied().unwrap_or(0) == b)
     }
-    fn write_slot(&mut self, s: u32, l: &Lease)
+    /// Writes `l` into slot `s` (`words`: its id's, [`LeaseId::words`]).
+    fn write_slot(&mut self, s: u32, l: &Lease, words: &[u64; MAX_ID_WORDS])
     where
         W: DerefMut,
     {
         let at = self.base(s);
         let idw = self.id_words();
-        let words = l.id.words();
         self.w[at] = l.deadline_ns;
         self.w[at + 1] = l.lease_ms | l.units << LEASE_MS_BITS | (l.id.len as u64 - 1) << (LEASE_MS_BITS + UNITS_BITS);
         self.w[at + SLOT_FIXED..at + SLOT_FIXED + idw].copy_from_slice(&words[..idw]);
@@ -1154,9 +1182,13 @@ impl<W: Deref<Target = [u64]>> LeaseBlock<W> {
     where
         W: DerefMut,
     {
-        self.fix(n);
         let (l, r) = self.kids(n);
-        let (hl, hr) = (self.height(l), self.height(r));
+        let (al, ar) = (self.aug(l), self.aug(r));
+        let (hl, hr) = (al >> 56, ar >> 56);
+        if hl <= hr + 1 && hr <= hl + 1 {
+            self.fix_with(n, al, ar);
+            return n;
+        }
         if hl > hr + 1 {
             let (ll, lr) = self.kids(l);
             if self.height(ll) < self.height(lr) {
@@ -1539,7 +1571,7 @@ impl<'a> LeaseBlock<&'a mut [u64]> {
             if !l.in_range() || b.find(&id).is_some() || b.len() >= b.capacity() {
                 return None;
             }
-            b.insert(l);
+            b.insert(&l);
             at += 4 + nw;
         }
         b.valid().then_some(b)
@@ -1584,6 +1616,10 @@ impl<W: Deref<Target = [u64]>> LeaseRead for LeaseBlock<W> {
     fn find(&self, id: &LeaseId) -> Option<Lease> {
         let k = Key { d: 0, id: id.words(), len: id.len };
         self.index_find(&k).map(|(_, s)| self.lease(s))
+    }
+    fn deadline_of(&self, id: &LeaseId) -> Option<u64> {
+        let k = Key { d: 0, id: id.words(), len: id.len };
+        self.index_find(&k).map(|(_, s)| self.deadline(s))
     }
     fn units_through(&self, t_ns: u64) -> u64 {
         let (mut n, mut acc) = (self.root(), 0);
@@ -1683,7 +1719,8 @@ impl<W: DerefMut<Target = [u64]>> LeaseStore for LeaseBlock<W> {
     fn remove(&mut self, id: &LeaseId) {
         let probe = Key { d: 0, id: id.words(), len: id.len };
         let Some((j, s)) = self.index_find(&probe) else { return };
-        let k = self.key(s);
+        // The slot's id is the probe's (the index found it by that id).
+        let k = Key { d: self.deadline(s), ..probe };
         let root = self.tree_remove(self.root(), &k, 0);
         self.set_root(root);
         self.index_remove(j);
@@ -1691,31 +1728,40 @@ impl<W: DerefMut<Target = [u64]>> LeaseStore for LeaseBlock<W> {
     }
     /// The caller has made room ([`LeaseBlock::needs_room`]); a lease that
     /// does not fit is dropped, never written out of bounds.
-    fn insert(&mut self, lease: Lease) {
+    fn insert(&mut self, lease: &Lease) {
         let s = self.len();
         if s >= self.capacity() || lease.id.words_needed() > self.id_words() || !lease.in_range() {
             debug_assert!(false, "a lease inserted without room");
             return;
         }
         let s = s as u32;
-        self.write_slot(s, &lease);
+        let k = Key::of(lease);
+        self.write_slot(s, lease, &k.id);
         self.w[0] += 1;
-        let root = self.tree_insert(self.root(), s, &Key::of(&lease), 0);
+        let root = self.tree_insert(self.root(), s, &k, 0);
         self.set_root(root);
         self.index_insert(s);
     }
     fn renew(&mut self, id: &LeaseId, deadline_ns: u64, lease_ms: u64) {
         let probe = Key { d: 0, id: id.words(), len: id.len };
         let Some((_, s)) = self.index_find(&probe) else { return };
-        let mut l = self.lease(s);
-        l.deadline_ns = deadline_ns;
-        l.lease_ms = lease_ms;
-        if !l.in_range() {
+        // What `Lease::in_range` checks of the new fields (the units are the
+        // slot's own).
+        let units = self.units_of(s);
+        if !(1..=MAX_LEASE_LIMIT).contains(&units)
+            || !(1..=MAX_LEASE_MS).contains(&lease_ms)
+            || deadline_ns < lease_ms * NS_PER_MS
+        {
             return;
         }
-        let root = self.tree_remove(self.root(), &self.key(s), 0);
-        self.write_slot(s, &l);
-        let root = self.tree_insert(root, s, &Key::of(&l), 0);
+        // The slot's id is the probe's (the index found it by that id).
+        let mut k = Key { d: self.deadline(s), ..probe };
+        let root = self.tree_remove(self.root(), &k, 0);
+        let at = self.base(s);
+        self.w[at] = deadline_ns;
+        self.w[at + 1] = (self.w[at + 1] & !((1 << LEASE_MS_BITS) - 1)) | lease_ms;
+        k.d = deadline_ns;
+        let root = self.tree_insert(root, s, &k, 0);
         self.set_root(root);
     }
     fn clamp(&mut self, t_ns: u64) {
@@ -1724,7 +1770,7 @@ impl<W: DerefMut<Target = [u64]>> LeaseStore for LeaseBlock<W> {
             if l.start_ns() > t_ns {
                 let root = self.tree_remove(self.root(), &self.key(s), 0);
                 l.deadline_ns = l.deadline_at(t_ns);
-                self.write_slot(s, &l);
+                self.write_slot(s, &l, &l.id.words());
                 let root = self.tree_insert(root, s, &Key::of(&l), 0);
                 self.set_root(root);
             }
