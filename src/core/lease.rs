@@ -322,7 +322,7 @@ impl LeaseChange {
     /// [`LeaseBlock::needs_room`].)
     pub fn fits<S: LeaseRead>(&self, store: &S) -> bool {
         let n = store.len();
-        let present = |id: &LeaseId| store.find(id).is_some();
+        let present = |id: &LeaseId| store.deadline_of(id).is_some();
         self.drop <= n
             && self.len_after(n) as u64 <= MAX_LEASE_LIMIT
             && match self.op {
@@ -578,9 +578,12 @@ impl<'a, S: LeaseRead> Reading<'a, S> {
     }
 
     /// The change that drops the expired leases, repairs a jump, does `op`
-    /// (setting a deadline at now when it adds or renews), and the reply's
-    /// reset time after it.
-    fn write(&self, kind: LeaseChangeKind, op: LeaseOp, next_seq: u64) -> (LeaseChange, u64) {
+    /// (setting a deadline at now when it adds or renews); `reset` gets the
+    /// reply's reset time after it. (Inlined, and the reset an out
+    /// parameter, so the change is built where the caller keeps it rather
+    /// than copied there: it holds an id of up to 128 bytes.)
+    #[inline(always)]
+    fn write(&self, kind: LeaseChangeKind, op: LeaseOp, next_seq: u64, reset: &mut u64) -> LeaseChange {
         let now = self.now;
         // Every lease holds at least one unit: no expired units, no walk.
         let drop = match self.store {
@@ -601,7 +604,8 @@ impl<'a, S: LeaseRead> Reading<'a, S> {
         } else {
             self.header.last_ns
         };
-        let change = LeaseChange {
+        *reset = reset_ms(last, now);
+        LeaseChange {
             kind,
             clamp_at_ns: self.jumped.then_some(now),
             drop,
@@ -609,8 +613,7 @@ impl<'a, S: LeaseRead> Reading<'a, S> {
             header: LeaseHeader { next_seq, last_ns },
             expire_at_ms: last.map_or(0, |d| d.div_ceil(NS_PER_MS)),
             delete: last.is_none(),
-        };
-        (change, reset_ms(last, now))
+        }
     }
 }
 
@@ -688,11 +691,12 @@ impl Leases {
         };
         // A call that writes nothing of its own: a repair at most.
         let read_only = |allowed: bool, retry: i64| {
-            let (change, reset) = if r.shortens() {
-                let (c, reset) = r.write(LeaseChangeKind::Repair, LeaseOp::None, r.header.next_seq);
-                (Some(c), reset)
+            let mut reset = 0;
+            let change = if r.shortens() {
+                Some(r.write(LeaseChangeKind::Repair, LeaseOp::None, r.header.next_seq, &mut reset))
             } else {
-                (None, reset_ms(r.last(None), now_ns))
+                reset = reset_ms(r.last(None), now_ns);
+                None
             };
             AcquireOutcome { decision: decision(allowed, r.live, retry, reset), lease: None, change }
         };
@@ -701,8 +705,9 @@ impl Leases {
         }
         if let Some(id) = id.filter(|id| r.live(id)) {
             let op = LeaseOp::Renew { id: *id, deadline_ns: deadline, lease_ms: self.lease_ms };
-            let (c, reset) = r.write(LeaseChangeKind::Acquire, op, r.header.next_seq);
-            return AcquireOutcome { decision: decision(true, r.live, 0, reset), lease: Some(*id), change: Some(c) };
+            let mut reset = 0;
+            let change = Some(r.write(LeaseChangeKind::Acquire, op, r.header.next_seq, &mut reset));
+            return AcquireOutcome { decision: decision(true, r.live, 0, reset), lease: Some(*id), change };
         }
         if cost > limit {
             return read_only(false, -1);
@@ -728,8 +733,9 @@ impl Leases {
             }
         };
         let lease = Lease { id: new_id, deadline_ns: deadline, lease_ms: self.lease_ms, units: cost };
-        let (c, reset) = r.write(LeaseChangeKind::Acquire, LeaseOp::Add(lease), next_seq);
-        AcquireOutcome { decision: decision(true, r.live + cost, 0, reset), lease: Some(new_id), change: Some(c) }
+        let mut reset = 0;
+        let change = Some(r.write(LeaseChangeKind::Acquire, LeaseOp::Add(lease), next_seq, &mut reset));
+        AcquireOutcome { decision: decision(true, r.live + cost, 0, reset), lease: Some(new_id), change }
     }
 
     /// `RL.RELEASE key id`: ends a live lease (1), else 0 and no write.
@@ -739,8 +745,8 @@ impl Leases {
         match r.live(id) {
             false => LeaseReply { ok: false, change: None },
             true => {
-                let (c, _) = r.write(LeaseChangeKind::Release, LeaseOp::Release(*id), r.header.next_seq);
-                LeaseReply { ok: true, change: Some(c) }
+                let change = Some(r.write(LeaseChangeKind::Release, LeaseOp::Release(*id), r.header.next_seq, &mut 0));
+                LeaseReply { ok: true, change }
             }
         }
     }
@@ -760,8 +766,8 @@ impl Leases {
             true => {
                 let deadline_ns = now_ns.saturating_add(lease_ms * NS_PER_MS);
                 let op = LeaseOp::Renew { id: *id, deadline_ns, lease_ms };
-                let (c, _) = r.write(LeaseChangeKind::Renew, op, r.header.next_seq);
-                LeaseReply { ok: true, change: Some(c) }
+                let change = Some(r.write(LeaseChangeKind::Renew, op, r.header.next_seq, &mut 0));
+                LeaseReply { ok: true, change }
             }
         })
     }
