@@ -1184,6 +1184,10 @@ impl<W: Deref<Target = [u64]>> LeaseBlock<W> {
         self.fix(r);
         r
     }
+    /// `n` with its height and units set, rotated if its subtrees' heights
+    /// differ by 2. (Inlined, the rotations apart: most calls on a walk
+    /// find the node balanced.)
+    #[inline(always)]
     fn balance(&mut self, n: u32) -> u32
     where
         W: DerefMut,
@@ -1195,6 +1199,15 @@ impl<W: Deref<Target = [u64]>> LeaseBlock<W> {
             self.fix_with(n, al, ar);
             return n;
         }
+        self.rotate(n, l, r, hl, hr)
+    }
+    /// `balance` for a node whose subtrees (`l`, `r`, of heights `hl`, `hr`)
+    /// differ in height by 2.
+    #[inline(never)]
+    fn rotate(&mut self, n: u32, l: u32, r: u32, hl: u64, hr: u64) -> u32
+    where
+        W: DerefMut,
+    {
         if hl > hr + 1 {
             let (ll, lr) = self.kids(l);
             if self.height(ll) < self.height(lr) {
