@@ -584,17 +584,34 @@ impl<'a, S: LeaseRead> Reading<'a, S> {
     /// than copied there: it holds an id of up to 128 bytes.)
     #[inline(always)]
     fn write(&self, kind: LeaseChangeKind, op: LeaseOp, next_seq: u64, reset: &mut u64) -> LeaseChange {
-        let now = self.now;
-        // Every lease holds at least one unit: no expired units, no walk.
-        let drop = match self.store {
-            Some(s) if self.expired > 0 => s.count_through(now),
-            _ => 0,
-        };
         let (except, set) = match op {
             LeaseOp::None => (None, None),
             LeaseOp::Add(ref l) => (Some(&l.id), Some(l.deadline_ns)),
             LeaseOp::Renew { ref id, deadline_ns, .. } => (Some(id), Some(deadline_ns)),
             LeaseOp::Release(ref id) => (Some(id), None),
+        };
+        let mut c = self.write_around(kind, except, set, next_seq, reset);
+        c.op = op;
+        c
+    }
+
+    /// [`write`](Self::write) with the op left `None`, for an op on the
+    /// lease `except` that sets the deadline `set` (if any): the caller sets
+    /// the op in place (an added lease is copied once, into the change).
+    #[inline(always)]
+    fn write_around(
+        &self,
+        kind: LeaseChangeKind,
+        except: Option<&LeaseId>,
+        set: Option<u64>,
+        next_seq: u64,
+        reset: &mut u64,
+    ) -> LeaseChange {
+        let now = self.now;
+        // Every lease holds at least one unit: no expired units, no walk.
+        let drop = match self.store {
+            Some(s) if self.expired > 0 => s.count_through(now),
+            _ => 0,
         };
         let last = self.last(except).max(set);
         let last_ns = if self.jumped {
@@ -609,7 +626,7 @@ impl<'a, S: LeaseRead> Reading<'a, S> {
             kind,
             clamp_at_ns: self.jumped.then_some(now),
             drop,
-            op,
+            op: LeaseOp::None,
             header: LeaseHeader { next_seq, last_ns },
             expire_at_ms: last.map_or(0, |d| d.div_ceil(NS_PER_MS)),
             delete: last.is_none(),
@@ -715,8 +732,9 @@ impl Leases {
         if r.live + cost > limit {
             return read_only(false, r.wait_ms(r.live + cost - limit));
         }
+        let generated;
         let (new_id, next_seq) = match id {
-            Some(id) => (*id, r.header.next_seq),
+            Some(id) => (id, r.header.next_seq),
             None => {
                 // Skips a sequence number whose id a live client-named lease
                 // holds: at most one step per live lease.
@@ -729,13 +747,17 @@ impl Leases {
                     seq = seq.wrapping_add(1);
                     id = generated_id(now_ns, seq);
                 }
-                (id, seq.wrapping_add(1))
+                generated = id;
+                (&generated, seq.wrapping_add(1))
             }
         };
-        let lease = Lease { id: new_id, deadline_ns: deadline, lease_ms: self.lease_ms, units: cost };
         let mut reset = 0;
-        let change = Some(r.write(LeaseChangeKind::Acquire, LeaseOp::Add(lease), next_seq, &mut reset));
-        AcquireOutcome { decision: decision(true, r.live + cost, 0, reset), lease: Some(new_id), change }
+        let mut change =
+            Some(r.write_around(LeaseChangeKind::Acquire, Some(new_id), Some(deadline), next_seq, &mut reset));
+        if let Some(c) = &mut change {
+            c.op = LeaseOp::Add(Lease { id: *new_id, deadline_ns: deadline, lease_ms: self.lease_ms, units: cost });
+        }
+        AcquireOutcome { decision: decision(true, r.live + cost, 0, reset), lease: Some(*new_id), change }
     }
 
     /// `RL.RELEASE key id`: ends a live lease (1), else 0 and no write.
