@@ -854,7 +854,7 @@ fn a_hundred_thousand_leases_answer_through_a_shallow_tree() {
     assert!(b.tree_height() <= 24, "height {}", b.tree_height());
     assert!(b.valid());
     for l in b.iter() {
-        vec.insert(l);
+        vec.insert(&l);
     }
     vec.set_header(b.header());
     for (t, cost) in [(T0 + 10_000 * MS, 1), (T0 + 10_000 * MS, 0), (T0 + 30_000 * MS, 500), (T0 + 61_000 * MS, 1)] {

@@ -104,7 +104,8 @@ impl LeaseId {
     /// words, then the length, orders ids as their bytes do.
     fn words(&self) -> [u64; MAX_ID_WORDS] {
         let mut w = [0u64; MAX_ID_WORDS];
-        for (k, chunk) in self.bytes.chunks_exact(8).enumerate() {
+        // The bytes past the length are zero: so are the words past them.
+        for (k, chunk) in self.bytes[..8 * self.words_needed()].chunks_exact(8).enumerate() {
             let mut b = [0u8; 8];
             b.copy_from_slice(chunk);
             w[k] = u64::from_be_bytes(b);
@@ -207,6 +208,11 @@ pub trait LeaseRead {
     fn get(&self, i: usize) -> Lease;
     /// The lease with this id.
     fn find(&self, id: &LeaseId) -> Option<Lease>;
+    /// The deadline of the lease with this id (what [`find`](Self::find)
+    /// answers, without reading the rest of the lease).
+    fn deadline_of(&self, id: &LeaseId) -> Option<u64> {
+        self.find(id).map(|l| l.deadline_ns)
+    }
     /// The units of every lease with a deadline at or before `t`.
     fn units_through(&self, t_ns: u64) -> u64;
     /// The units of every lease.
@@ -232,7 +238,7 @@ pub trait LeaseStore: LeaseRead {
     /// Removes the lease with this id, if any.
     fn remove(&mut self, id: &LeaseId);
     /// Adds a lease whose id the store does not hold (the caller has made room).
-    fn insert(&mut self, lease: Lease);
+    fn insert(&mut self, lease: &Lease);
     /// Sets the deadline and lease_ms of the lease with this id, if any.
     fn renew(&mut self, id: &LeaseId, deadline_ns: u64, lease_ms: u64);
     /// Every lease whose start is after `t` gets the deadline `t + lease_ms`.
@@ -316,7 +322,7 @@ impl LeaseChange {
     /// [`LeaseBlock::needs_room`].)
     pub fn fits<S: LeaseRead>(&self, store: &S) -> bool {
         let n = store.len();
-        let present = |id: &LeaseId| store.find(id).is_some();
+        let present = |id: &LeaseId| store.deadline_of(id).is_some();
         self.drop <= n
             && self.len_after(n) as u64 <= MAX_LEASE_LIMIT
             && match self.op {
@@ -428,7 +434,7 @@ impl LeaseChange {
         store.drop_first(self.drop.min(store.len()));
         match self.op {
             LeaseOp::None => {}
-            LeaseOp::Add(l) => {
+            LeaseOp::Add(ref l) => {
                 store.remove(&l.id);
                 store.insert(l);
             }
@@ -498,9 +504,9 @@ impl<'a, S: LeaseRead> Reading<'a, S> {
         }
     }
 
-    /// The live lease with this id.
-    fn live(&self, id: &LeaseId) -> Option<Lease> {
-        self.store?.find(id).filter(|l| l.deadline_ns > self.now)
+    /// Whether a live lease has this id.
+    fn live(&self, id: &LeaseId) -> bool {
+        self.store.and_then(|s| s.deadline_of(id)).is_some_and(|d| d > self.now)
     }
 
     /// Scans the live leases (for a jumped store).
@@ -572,20 +578,40 @@ impl<'a, S: LeaseRead> Reading<'a, S> {
     }
 
     /// The change that drops the expired leases, repairs a jump, does `op`
-    /// (setting a deadline at now when it adds or renews), and the reply's
-    /// reset time after it.
-    fn write(&self, kind: LeaseChangeKind, op: LeaseOp, next_seq: u64) -> (LeaseChange, u64) {
-        let now = self.now;
-        // Every lease holds at least one unit: no expired units, no walk.
-        let drop = match self.store {
-            Some(s) if self.expired > 0 => s.count_through(now),
-            _ => 0,
-        };
+    /// (setting a deadline at now when it adds or renews); `reset` gets the
+    /// reply's reset time after it. (Inlined, and the reset an out
+    /// parameter, so the change is built where the caller keeps it rather
+    /// than copied there: it holds an id of up to 128 bytes.)
+    #[inline(always)]
+    fn write(&self, kind: LeaseChangeKind, op: LeaseOp, next_seq: u64, reset: &mut u64) -> LeaseChange {
         let (except, set) = match op {
             LeaseOp::None => (None, None),
             LeaseOp::Add(ref l) => (Some(&l.id), Some(l.deadline_ns)),
             LeaseOp::Renew { ref id, deadline_ns, .. } => (Some(id), Some(deadline_ns)),
             LeaseOp::Release(ref id) => (Some(id), None),
+        };
+        let mut c = self.write_around(kind, except, set, next_seq, reset);
+        c.op = op;
+        c
+    }
+
+    /// [`write`](Self::write) with the op left `None`, for an op on the
+    /// lease `except` that sets the deadline `set` (if any): the caller sets
+    /// the op in place (an added lease is copied once, into the change).
+    #[inline(always)]
+    fn write_around(
+        &self,
+        kind: LeaseChangeKind,
+        except: Option<&LeaseId>,
+        set: Option<u64>,
+        next_seq: u64,
+        reset: &mut u64,
+    ) -> LeaseChange {
+        let now = self.now;
+        // Every lease holds at least one unit: no expired units, no walk.
+        let drop = match self.store {
+            Some(s) if self.expired > 0 => s.count_through(now),
+            _ => 0,
         };
         let last = self.last(except).max(set);
         let last_ns = if self.jumped {
@@ -595,16 +621,16 @@ impl<'a, S: LeaseRead> Reading<'a, S> {
         } else {
             self.header.last_ns
         };
-        let change = LeaseChange {
+        *reset = reset_ms(last, now);
+        LeaseChange {
             kind,
             clamp_at_ns: self.jumped.then_some(now),
             drop,
-            op,
+            op: LeaseOp::None,
             header: LeaseHeader { next_seq, last_ns },
             expire_at_ms: last.map_or(0, |d| d.div_ceil(NS_PER_MS)),
             delete: last.is_none(),
-        };
-        (change, reset_ms(last, now))
+        }
     }
 }
 
@@ -682,21 +708,23 @@ impl Leases {
         };
         // A call that writes nothing of its own: a repair at most.
         let read_only = |allowed: bool, retry: i64| {
-            let (change, reset) = if r.shortens() {
-                let (c, reset) = r.write(LeaseChangeKind::Repair, LeaseOp::None, r.header.next_seq);
-                (Some(c), reset)
+            let mut reset = 0;
+            let change = if r.shortens() {
+                Some(r.write(LeaseChangeKind::Repair, LeaseOp::None, r.header.next_seq, &mut reset))
             } else {
-                (None, reset_ms(r.last(None), now_ns))
+                reset = reset_ms(r.last(None), now_ns);
+                None
             };
             AcquireOutcome { decision: decision(allowed, r.live, retry, reset), lease: None, change }
         };
         if cost == 0 {
             return read_only(true, 0);
         }
-        if let Some(l) = id.and_then(|id| r.live(id)) {
-            let op = LeaseOp::Renew { id: l.id, deadline_ns: deadline, lease_ms: self.lease_ms };
-            let (c, reset) = r.write(LeaseChangeKind::Acquire, op, r.header.next_seq);
-            return AcquireOutcome { decision: decision(true, r.live, 0, reset), lease: Some(l.id), change: Some(c) };
+        if let Some(id) = id.filter(|id| r.live(id)) {
+            let op = LeaseOp::Renew { id: *id, deadline_ns: deadline, lease_ms: self.lease_ms };
+            let mut reset = 0;
+            let change = Some(r.write(LeaseChangeKind::Acquire, op, r.header.next_seq, &mut reset));
+            return AcquireOutcome { decision: decision(true, r.live, 0, reset), lease: Some(*id), change };
         }
         if cost > limit {
             return read_only(false, -1);
@@ -704,26 +732,32 @@ impl Leases {
         if r.live + cost > limit {
             return read_only(false, r.wait_ms(r.live + cost - limit));
         }
+        let generated;
         let (new_id, next_seq) = match id {
-            Some(id) => (*id, r.header.next_seq),
+            Some(id) => (id, r.header.next_seq),
             None => {
                 // Skips a sequence number whose id a live client-named lease
                 // holds: at most one step per live lease.
                 let mut seq = r.header.next_seq;
                 let mut id = generated_id(now_ns, seq);
                 for _ in 0..=store.map_or(0, |s| s.len()) {
-                    if r.live(&id).is_none() {
+                    if !r.live(&id) {
                         break;
                     }
                     seq = seq.wrapping_add(1);
                     id = generated_id(now_ns, seq);
                 }
-                (id, seq.wrapping_add(1))
+                generated = id;
+                (&generated, seq.wrapping_add(1))
             }
         };
-        let lease = Lease { id: new_id, deadline_ns: deadline, lease_ms: self.lease_ms, units: cost };
-        let (c, reset) = r.write(LeaseChangeKind::Acquire, LeaseOp::Add(lease), next_seq);
-        AcquireOutcome { decision: decision(true, r.live + cost, 0, reset), lease: Some(new_id), change: Some(c) }
+        let mut reset = 0;
+        let mut change =
+            Some(r.write_around(LeaseChangeKind::Acquire, Some(new_id), Some(deadline), next_seq, &mut reset));
+        if let Some(c) = &mut change {
+            c.op = LeaseOp::Add(Lease { id: *new_id, deadline_ns: deadline, lease_ms: self.lease_ms, units: cost });
+        }
+        AcquireOutcome { decision: decision(true, r.live + cost, 0, reset), lease: Some(*new_id), change }
     }
 
     /// `RL.RELEASE key id`: ends a live lease (1), else 0 and no write.
@@ -731,10 +765,10 @@ impl Leases {
     pub fn release<S: LeaseRead>(store: Option<&S>, now_ns: u64, id: &LeaseId) -> LeaseReply {
         let r = Reading::of(store, now_ns, 0);
         match r.live(id) {
-            None => LeaseReply { ok: false, change: None },
-            Some(_) => {
-                let (c, _) = r.write(LeaseChangeKind::Release, LeaseOp::Release(*id), r.header.next_seq);
-                LeaseReply { ok: true, change: Some(c) }
+            false => LeaseReply { ok: false, change: None },
+            true => {
+                let change = Some(r.write(LeaseChangeKind::Release, LeaseOp::Release(*id), r.header.next_seq, &mut 0));
+                LeaseReply { ok: true, change }
             }
         }
     }
@@ -750,12 +784,12 @@ impl Leases {
         check_lease_ms(lease_ms)?;
         let r = Reading::of(store, now_ns, 0);
         Ok(match r.live(id) {
-            None => LeaseReply { ok: false, change: None },
-            Some(_) => {
+            false => LeaseReply { ok: false, change: None },
+            true => {
                 let deadline_ns = now_ns.saturating_add(lease_ms * NS_PER_MS);
                 let op = LeaseOp::Renew { id: *id, deadline_ns, lease_ms };
-                let (c, _) = r.write(LeaseChangeKind::Renew, op, r.header.next_seq);
-                LeaseReply { ok: true, change: Some(c) }
+                let change = Some(r.write(LeaseChangeKind::Renew, op, r.header.next_seq, &mut 0));
+                LeaseReply { ok: true, change }
             }
         })
     }
@@ -848,16 +882,16 @@ impl LeaseStore for LeaseVec {
     fn remove(&mut self, id: &LeaseId) {
         self.leases.retain(|l| l.id != *id);
     }
-    fn insert(&mut self, lease: Lease) {
-        let at = self.place(&lease);
-        self.leases.insert(at, lease);
+    fn insert(&mut self, lease: &Lease) {
+        let at = self.place(lease);
+        self.leases.insert(at, *lease);
     }
     fn renew(&mut self, id: &LeaseId, deadline_ns: u64, lease_ms: u64) {
         if let Some(mut l) = self.find(id) {
             self.remove(id);
             l.deadline_ns = deadline_ns;
             l.lease_ms = lease_ms;
-            self.insert(l);
+            self.insert(&l);
         }
     }
     fn clamp(&mut self, t_ns: u64) {
@@ -1068,15 +1102,33 @@ impl<W: Deref<Target = [u64]>> LeaseBlock<W> {
             self.w[self.base(s) + 3] >> 56
         }
     }
+    /// The word `subtree units | height << 56` of `s` (0 for no node).
+    fn aug(&self, s: u32) -> u64 {
+        if s == NIL {
+            0
+        } else {
+            self.w[self.base(s) + 3]
+        }
+    }
+    /// Sets the height and subtree units of `s` from its children's (`al`,
+    /// `ar`: their [`aug`](Self::aug) words).
+    fn fix_with(&mut self, s: u32, al: u64, ar: u64)
+    where
+        W: DerefMut,
+    {
+        let at = self.base(s);
+        let h = 1 + (al >> 56).max(ar >> 56);
+        let units = (self.w[at + 1] >> LEASE_MS_BITS) & ((1 << UNITS_BITS) - 1);
+        let sum = units + (al & SUM_MASK) + (ar & SUM_MASK);
+        self.w[at + 3] = (sum & SUM_MASK) | h << 56;
+    }
     fn fix(&mut self, s: u32)
     where
         W: DerefMut,
     {
         let (l, r) = self.kids(s);
-        let h = 1 + self.height(l).max(self.height(r));
-        let sum = self.units_of(s) + self.sum(l) + self.sum(r);
-        let at = self.base(s) + 3;
-        self.w[at] = (sum & SUM_MASK) | h << 56;
+        let (al, ar) = (self.aug(l), self.aug(r));
+        self.fix_with(s, al, ar);
     }
     fn lease(&self, s: u32) -> Lease {
         let len = self.id_len(s);
@@ -1092,7 +1144,9 @@ impl<W: Deref<Target = [u64]>> LeaseBlock<W> {
     fn cmp(&self, s: u32, k: &Key) -> Ordering {
         self.deadline(s).cmp(&k.d).then_with(|| {
             let ids = self.id_slice(s);
-            for (j, &b) in k.id.iter().enumerate() {
+            // Past both the slot's words and the key's id, every word is zero.
+            let n = ids.len().max(usize::from(k.len).div_ceil(8)).min(MAX_ID_WORDS);
+            for (j, &b) in k.id[..n].iter().enumerate() {
                 let a = ids.get(j).copied().unwrap_or(0);
                 if a != b {
                     return a.cmp(&b);
@@ -1103,16 +1157,18 @@ impl<W: Deref<Target = [u64]>> LeaseBlock<W> {
     }
     fn same_id(&self, s: u32, k: &Key) -> bool {
         let ids = self.id_slice(s);
+        // Past both the slot's words and the key's id, every word is zero.
+        let n = ids.len().max(usize::from(k.len).div_ceil(8)).min(MAX_ID_WORDS);
         self.id_len(s) == u64::from(k.len)
-            && k.id.iter().enumerate().all(|(j, &b)| ids.get(j).copied().unwrap_or(0) == b)
+            && k.id[..n].iter().enumerate().all(|(j, &b)| ids.get(j).copied().unwrap_or(0) == b)
     }
-    fn write_slot(&mut self, s: u32, l: &Lease)
+    /// Writes `l` into slot `s` (`words`: its id's, [`LeaseId::words`]).
+    fn write_slot(&mut self, s: u32, l: &Lease, words: &[u64; MAX_ID_WORDS])
     where
         W: DerefMut,
     {
         let at = self.base(s);
         let idw = self.id_words();
-        let words = l.id.words();
         self.w[at] = l.deadline_ns;
         self.w[at + 1] = l.lease_ms | l.units << LEASE_MS_BITS | (l.id.len as u64 - 1) << (LEASE_MS_BITS + UNITS_BITS);
         self.w[at + SLOT_FIXED..at + SLOT_FIXED + idw].copy_from_slice(&words[..idw]);
@@ -1150,13 +1206,30 @@ impl<W: Deref<Target = [u64]>> LeaseBlock<W> {
         self.fix(r);
         r
     }
+    /// `n` with its height and units set, rotated if its subtrees' heights
+    /// differ by 2. (Inlined, the rotations apart: most calls on a walk
+    /// find the node balanced.)
+    #[inline(always)]
     fn balance(&mut self, n: u32) -> u32
     where
         W: DerefMut,
     {
-        self.fix(n);
         let (l, r) = self.kids(n);
-        let (hl, hr) = (self.height(l), self.height(r));
+        let (al, ar) = (self.aug(l), self.aug(r));
+        let (hl, hr) = (al >> 56, ar >> 56);
+        if hl <= hr + 1 && hr <= hl + 1 {
+            self.fix_with(n, al, ar);
+            return n;
+        }
+        self.rotate(n, l, r, hl, hr)
+    }
+    /// `balance` for a node whose subtrees (`l`, `r`, of heights `hl`, `hr`)
+    /// differ in height by 2.
+    #[inline(never)]
+    fn rotate(&mut self, n: u32, l: u32, r: u32, hl: u64, hr: u64) -> u32
+    where
+        W: DerefMut,
+    {
         if hl > hr + 1 {
             let (ll, lr) = self.kids(l);
             if self.height(ll) < self.height(lr) {
@@ -1539,7 +1612,7 @@ impl<'a> LeaseBlock<&'a mut [u64]> {
             if !l.in_range() || b.find(&id).is_some() || b.len() >= b.capacity() {
                 return None;
             }
-            b.insert(l);
+            b.insert(&l);
             at += 4 + nw;
         }
         b.valid().then_some(b)
@@ -1584,6 +1657,10 @@ impl<W: Deref<Target = [u64]>> LeaseRead for LeaseBlock<W> {
     fn find(&self, id: &LeaseId) -> Option<Lease> {
         let k = Key { d: 0, id: id.words(), len: id.len };
         self.index_find(&k).map(|(_, s)| self.lease(s))
+    }
+    fn deadline_of(&self, id: &LeaseId) -> Option<u64> {
+        let k = Key { d: 0, id: id.words(), len: id.len };
+        self.index_find(&k).map(|(_, s)| self.deadline(s))
     }
     fn units_through(&self, t_ns: u64) -> u64 {
         let (mut n, mut acc) = (self.root(), 0);
@@ -1683,7 +1760,8 @@ impl<W: DerefMut<Target = [u64]>> LeaseStore for LeaseBlock<W> {
     fn remove(&mut self, id: &LeaseId) {
         let probe = Key { d: 0, id: id.words(), len: id.len };
         let Some((j, s)) = self.index_find(&probe) else { return };
-        let k = self.key(s);
+        // The slot's id is the probe's (the index found it by that id).
+        let k = Key { d: self.deadline(s), ..probe };
         let root = self.tree_remove(self.root(), &k, 0);
         self.set_root(root);
         self.index_remove(j);
@@ -1691,31 +1769,40 @@ impl<W: DerefMut<Target = [u64]>> LeaseStore for LeaseBlock<W> {
     }
     /// The caller has made room ([`LeaseBlock::needs_room`]); a lease that
     /// does not fit is dropped, never written out of bounds.
-    fn insert(&mut self, lease: Lease) {
+    fn insert(&mut self, lease: &Lease) {
         let s = self.len();
         if s >= self.capacity() || lease.id.words_needed() > self.id_words() || !lease.in_range() {
             debug_assert!(false, "a lease inserted without room");
             return;
         }
         let s = s as u32;
-        self.write_slot(s, &lease);
+        let k = Key::of(lease);
+        self.write_slot(s, lease, &k.id);
         self.w[0] += 1;
-        let root = self.tree_insert(self.root(), s, &Key::of(&lease), 0);
+        let root = self.tree_insert(self.root(), s, &k, 0);
         self.set_root(root);
         self.index_insert(s);
     }
     fn renew(&mut self, id: &LeaseId, deadline_ns: u64, lease_ms: u64) {
         let probe = Key { d: 0, id: id.words(), len: id.len };
         let Some((_, s)) = self.index_find(&probe) else { return };
-        let mut l = self.lease(s);
-        l.deadline_ns = deadline_ns;
-        l.lease_ms = lease_ms;
-        if !l.in_range() {
+        // What `Lease::in_range` checks of the new fields (the units are the
+        // slot's own).
+        let units = self.units_of(s);
+        if !(1..=MAX_LEASE_LIMIT).contains(&units)
+            || !(1..=MAX_LEASE_MS).contains(&lease_ms)
+            || deadline_ns < lease_ms * NS_PER_MS
+        {
             return;
         }
-        let root = self.tree_remove(self.root(), &self.key(s), 0);
-        self.write_slot(s, &l);
-        let root = self.tree_insert(root, s, &Key::of(&l), 0);
+        // The slot's id is the probe's (the index found it by that id).
+        let mut k = Key { d: self.deadline(s), ..probe };
+        let root = self.tree_remove(self.root(), &k, 0);
+        let at = self.base(s);
+        self.w[at] = deadline_ns;
+        self.w[at + 1] = (self.w[at + 1] & !((1 << LEASE_MS_BITS) - 1)) | lease_ms;
+        k.d = deadline_ns;
+        let root = self.tree_insert(root, s, &k, 0);
         self.set_root(root);
     }
     fn clamp(&mut self, t_ns: u64) {
@@ -1724,7 +1811,7 @@ impl<W: DerefMut<Target = [u64]>> LeaseStore for LeaseBlock<W> {
             if l.start_ns() > t_ns {
                 let root = self.tree_remove(self.root(), &self.key(s), 0);
                 l.deadline_ns = l.deadline_at(t_ns);
-                self.write_slot(s, &l);
+                self.write_slot(s, &l, &l.id.words());
                 let root = self.tree_insert(root, s, &Key::of(&l), 0);
                 self.set_root(root);
             }

@@ -80,7 +80,7 @@ pub trait Kind: Algorithm<Write: Stored> + 'static {
     const LEASE_REPLY: bool = false;
     /// The lease a written change answers (only with [`LEASE_REPLY`](Self::LEASE_REPLY)).
     #[inline]
-    fn lease(_change: Option<&Change<Self::Write>>) -> Option<LeaseId> {
+    fn lease(_change: Option<&Change<Self::Write>>) -> Option<&LeaseId> {
         None
     }
     /// Its arguments after the key: the positionals, then the options.
@@ -244,7 +244,7 @@ impl Kind for Acquire {
         unsafe { lease_value::read(value) }
     }
     #[inline]
-    fn lease(change: Option<&Change<Self::Write>>) -> Option<LeaseId> {
+    fn lease(change: Option<&Change<Self::Write>>) -> Option<&LeaseId> {
         lease::lease_of(change)
     }
     fn grammar<'a, F: Fn(usize) -> &'a [u8]>(c: &mut Cursor<'a, F>) -> Result<(Self, Options), ArgError> {

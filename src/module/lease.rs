@@ -41,10 +41,10 @@ impl Acquire {
 
 /// The lease an allowed acquire answers: the new lease's id, or the renewed
 /// one's (`None` for any other write, and when nothing is written).
-pub fn lease_of(change: Option<&Change<LeaseChange>>) -> Option<LeaseId> {
+pub fn lease_of(change: Option<&Change<LeaseChange>>) -> Option<&LeaseId> {
     let Some(Change::Consume(w)) = change else { return None };
-    match w.state.op {
-        LeaseOp::Add(lease) => Some(lease.id),
+    match &w.state.op {
+        LeaseOp::Add(lease) => Some(&lease.id),
         LeaseOp::Renew { id, .. } => Some(id),
         LeaseOp::None | LeaseOp::Release(_) => None,
     }

@@ -34,8 +34,7 @@ fn clamp(v: u64) -> i64 {
 #[inline]
 pub fn kind<K: Kind>(ctx: Ctx<'_>, d: &Decision, change: Option<&Change<K::Write>>, map: bool) {
     if K::LEASE_REPLY {
-        let lease = K::lease(change);
-        with_lease(ctx, d, lease.as_ref().map(LeaseId::as_bytes), map);
+        with_lease(ctx, d, K::lease(change).map(LeaseId::as_bytes), map);
     } else {
         decision(ctx, d, map);
     }

@@ -207,7 +207,7 @@ impl<'c, K: Kind> KeyState<'c, K> {
     pub fn announce(&mut self, flags: u32, propagate: bool) {
         self.close();
         let (ctx, name) = (self.ctx.raw(), self.name);
-        let sent = match self.written {
+        let sent = match &self.written {
             Written::Nothing => return,
             Written::Applied => {
                 api!(RedisModule_SignalModifiedKey(ctx, name));
@@ -226,11 +226,11 @@ impl<'c, K: Kind> KeyState<'c, K> {
                     return;
                 }
                 let mut buf = [0u8; stored::MAX_PAYLOAD];
-                effect::replicate(self.ctx, name, K::Write::encode(&write, expire_at, &mut buf))
+                effect::replicate(self.ctx, name, K::Write::encode(write, *expire_at, &mut buf))
             }
             Written::Deleted { refund } => {
                 api!(RedisModule_SignalModifiedKey(ctx, name));
-                if refund {
+                if *refund {
                     api!(RedisModule_NotifyKeyspaceEvent(
                         ctx,
                         raw::REDISMODULE_NOTIFY_MODULE,

@@ -27,11 +27,13 @@ pub fn release(ctx: Ctx<'_>, args: Argv<'_>) {
     if args.len() != 3 {
         return reply_wrong_arity(ctx);
     }
-    let id = match args::id(args.bytes(2), "id") {
+    // Borrowed where it was parsed: an id is 129 bytes.
+    let parsed = args::id(args.bytes(2), "id");
+    let id = match &parsed {
         Ok(id) => id,
         Err(e) => return reply_error(ctx, &e.to_string()),
     };
-    settle(ctx, &args, tally, c"rl.release", |set, now| Leases::release(set, now, &id));
+    settle(ctx, &args, tally, c"rl.release", |set, now| Leases::release(set, now, id));
 }
 
 pub fn renew(ctx: Ctx<'_>, args: Argv<'_>) {
@@ -40,13 +42,13 @@ pub fn renew(ctx: Ctx<'_>, args: Argv<'_>) {
         return reply_wrong_arity(ctx);
     }
     let parsed = args::id(args.bytes(2), "id").and_then(|id| Ok((id, args::period(args.bytes(3), "lease_ms")?)));
-    let (id, lease_ms) = match parsed {
-        Ok(parsed) => parsed,
+    let (id, lease_ms) = match &parsed {
+        Ok((id, lease_ms)) => (id, *lease_ms),
         Err(e) => return reply_error(ctx, &e.to_string()),
     };
     settle(ctx, &args, tally, c"rl.renew", |set, now| {
         // lease_ms was checked above: the core's range is the same.
-        Leases::renew(set, now, &id, lease_ms).unwrap_or(LeaseReply { ok: false, change: None })
+        Leases::renew(set, now, id, lease_ms).unwrap_or(LeaseReply { ok: false, change: None })
     });
 }
 

@@ -46,8 +46,10 @@ pub fn run<K: Kind, A: for<'s> Algorithm<State<'s> = K::State<'s>, Write = K::Wr
     reply: impl FnOnce(Ctx<'_>, &Verdict<K::Write>, bool, u32),
 ) {
     let mut tally = stats.tally();
-    let (limiter, opts) = match parse(&args) {
-        Ok(parsed) => parsed,
+    // Borrowed where it was parsed (RL.ACQUIRE's holds a 129-byte id).
+    let parsed = parse(&args);
+    let (limiter, opts) = match &parsed {
+        Ok((limiter, opts)) => (limiter, *opts),
         Err(ArgError::WrongArity) => return reply_wrong_arity(ctx),
         Err(e) => return reply_error(ctx, &e.to_string()),
     };
