@@ -18,6 +18,8 @@ pub mod decision;
 pub mod gcra;
 pub mod heavy_hitters;
 pub mod lease;
+pub mod lease_block;
+pub mod lease_vec;
 pub mod log;
 pub mod log_ring;
 pub mod quota;

@@ -1,0 +1,920 @@
+//! Where the module keeps a lease set: a block of words it owns, an AVL
+//! tree of lease slots by `(deadline, id)` with each subtree's units, and
+//! an index by id (see [`LeaseBlock`]). The set's rules are in `lease`.
+
+use std::cmp::Ordering;
+use std::ops::{Deref, DerefMut};
+
+use super::lease::*;
+
+/// Header words of a [`LeaseBlock`]: `len, id_words, root, next_seq, last_ns`.
+pub const LEASE_BLOCK_HEADER_WORDS: usize = 5;
+/// Fixed words per slot before its id.
+const SLOT_FIXED: usize = 4;
+/// No slot (a missing child, an empty tree).
+const NIL: u32 = u32::MAX;
+/// The most slots a block has (the first power of two above the limit cap).
+pub const MAX_LEASE_CAPACITY: usize = 131_072;
+/// The deepest an AVL tree of at most 131,072 nodes can be is 24; every
+/// walk stops here, so a corrupted block can never loop or recurse deeply.
+const MAX_DEPTH: usize = 64;
+
+const LEASE_MS_BITS: u32 = 40;
+const UNITS_BITS: u32 = 17;
+const SUM_MASK: u64 = (1 << 56) - 1;
+
+/// A lease set in a block of words the caller owns (the module's value
+/// block), `words_for(capacity, id_words)` long:
+///
+/// - header: `len, id_words, root, next_seq, last_ns`;
+/// - `capacity` slots of `4 + id_words` words, slots `0..len` in use:
+///   `deadline_ns`; `lease_ms | units << 40 | (id_len - 1) << 57`;
+///   `left | right << 32` (children in the tree, `u32::MAX` for none);
+///   `subtree units | height << 56`; then the id, big-endian, zero-padded;
+/// - the id index: `2 * capacity` entries of 32 bits (slot + 1, 0 empty),
+///   two a word, open addressing with linear probing.
+///
+/// The slots form an AVL tree in `(deadline, id)` order. Ending a lease
+/// moves the last slot into its place, so slots stay dense. `capacity` is a
+/// power of two; the caller grows the block (doubling, and widening the id
+/// words when a longer id arrives) with [`grow_into`](Self::grow_into) when
+/// [`needs_room`](Self::needs_room) says so.
+///
+/// Bytes per lease (slot and index entries), at a full block: 8 * (5 +
+/// id_words): 56 with generated ids of up to 16 bytes (2 id words), 64 up
+/// to 24 bytes (all generated ids before the year 2286 with a sequence below
+/// 10^9), 168 with 128-byte ids.
+#[derive(Debug, Clone, Copy)]
+pub struct LeaseBlock<W> {
+    w: W,
+    /// The id words of a slot and the capacity, read once by `open` (a
+    /// block's layout never changes; growing makes a new block).
+    idw: usize,
+    cap: usize,
+}
+
+#[derive(Clone, Copy)]
+struct Key {
+    d: u64,
+    id: [u64; MAX_ID_WORDS],
+    len: u8,
+}
+
+impl Key {
+    fn of(l: &Lease) -> Self {
+        Self { d: l.deadline_ns, id: l.id.words(), len: l.id.len }
+    }
+}
+
+fn hash_words(words: &[u64], len: u64) -> u64 {
+    let mut h = len ^ 0x243f_6a88_85a3_08d3;
+    for &w in words {
+        h = (h ^ w).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        h ^= h >> 29;
+    }
+    h ^ (h >> 32)
+}
+
+impl<W: Deref<Target = [u64]>> LeaseBlock<W> {
+    /// The set already in `words`, if its layout fits the block (its length
+    /// matches a power-of-two capacity, the length and root are in range).
+    /// Check it with [`valid`](Self::valid) if it came from outside.
+    pub fn open(words: W) -> Option<Self> {
+        if words.len() < LEASE_BLOCK_HEADER_WORDS {
+            return None;
+        }
+        let idw = usize::try_from(words[1]).ok().filter(|n| (1..=MAX_ID_WORDS).contains(n))?;
+        let body = words.len() - LEASE_BLOCK_HEADER_WORDS;
+        let per = SLOT_FIXED + idw + 1;
+        let cap = body / per;
+        let len = usize::try_from(words[0]).ok()?;
+        let root = words[2];
+        let fits = body % per == 0
+            && cap.is_power_of_two()
+            && cap <= MAX_LEASE_CAPACITY
+            && len <= cap
+            && if len == 0 { root == u64::from(NIL) } else { root < len as u64 };
+        fits.then_some(Self { w: words, idw, cap })
+    }
+
+    /// Slots the block has room for.
+    pub fn capacity(&self) -> usize {
+        self.cap
+    }
+
+    /// The id words of a slot.
+    pub fn id_words(&self) -> usize {
+        self.idw
+    }
+
+    /// The layout a block needs before `change` applies to it, if it has
+    /// not room enough: `(capacity, id_words)`, the capacity doubled (or
+    /// more) and the id words widened to the new lease's id.
+    pub fn needs_room(&self, change: &LeaseChange) -> Option<(usize, usize)> {
+        let cap = self.capacity();
+        let len = change.len_after(self.len());
+        let idw = self.id_words().max(change.id_words());
+        (len > cap || idw > self.id_words())
+            .then(|| (if len > cap { (cap * 2).max(len.next_power_of_two()) } else { cap }, idw))
+    }
+
+    /// Copies the set into `dst`, of `words_for(capacity, id_words)` words
+    /// with at least this block's capacity and id words, slots and tree as
+    /// they are; the index is rebuilt. `None` (with `dst` unspecified) if
+    /// `dst` does not fit.
+    pub fn grow_into<'b>(&self, dst: &'b mut [u64], id_words: usize) -> Option<LeaseBlock<&'b mut [u64]>> {
+        if id_words < self.id_words() {
+            return None;
+        }
+        let mut to = LeaseBlock::init(dst, id_words, self.header())?;
+        let n = self.len();
+        if to.capacity() < n {
+            return None;
+        }
+        for s in 0..n {
+            let (from, at) = (self.base(s as u32), to.base(s as u32));
+            to.w[at..at + SLOT_FIXED + self.id_words()]
+                .copy_from_slice(&self.w[from..from + SLOT_FIXED + self.id_words()]);
+        }
+        to.w[0] = n as u64;
+        to.w[2] = self.w[2];
+        for s in 0..n as u32 {
+            to.index_insert(s);
+        }
+        Some(to)
+    }
+
+    // -- Slots.
+
+    fn root(&self) -> u32 {
+        self.w[2] as u32
+    }
+    fn set_root(&mut self, r: u32)
+    where
+        W: DerefMut,
+    {
+        self.w[2] = u64::from(r);
+    }
+    fn base(&self, s: u32) -> usize {
+        LEASE_BLOCK_HEADER_WORDS + s as usize * (SLOT_FIXED + self.id_words())
+    }
+    fn deadline(&self, s: u32) -> u64 {
+        self.w[self.base(s)]
+    }
+    fn meta(&self, s: u32) -> u64 {
+        self.w[self.base(s) + 1]
+    }
+    fn units_of(&self, s: u32) -> u64 {
+        (self.meta(s) >> LEASE_MS_BITS) & ((1 << UNITS_BITS) - 1)
+    }
+    fn lease_ms_of(&self, s: u32) -> u64 {
+        self.meta(s) & ((1 << LEASE_MS_BITS) - 1)
+    }
+    fn id_len(&self, s: u32) -> u64 {
+        (self.meta(s) >> (LEASE_MS_BITS + UNITS_BITS)) + 1
+    }
+    fn id_slice(&self, s: u32) -> &[u64] {
+        let at = self.base(s) + SLOT_FIXED;
+        &self.w[at..at + self.id_words()]
+    }
+    fn kids(&self, s: u32) -> (u32, u32) {
+        let k = self.w[self.base(s) + 2];
+        (k as u32, (k >> 32) as u32)
+    }
+    fn set_kids(&mut self, s: u32, l: u32, r: u32)
+    where
+        W: DerefMut,
+    {
+        let at = self.base(s) + 2;
+        self.w[at] = u64::from(l) | u64::from(r) << 32;
+    }
+    fn sum(&self, s: u32) -> u64 {
+        if s == NIL {
+            0
+        } else {
+            self.w[self.base(s) + 3] & SUM_MASK
+        }
+    }
+    fn height(&self, s: u32) -> u64 {
+        if s == NIL {
+            0
+        } else {
+            self.w[self.base(s) + 3] >> 56
+        }
+    }
+    /// The word `subtree units | height << 56` of `s` (0 for no node).
+    fn aug(&self, s: u32) -> u64 {
+        if s == NIL {
+            0
+        } else {
+            self.w[self.base(s) + 3]
+        }
+    }
+    /// Sets the height and subtree units of `s` from its children's (`al`,
+    /// `ar`: their [`aug`](Self::aug) words).
+    fn fix_with(&mut self, s: u32, al: u64, ar: u64)
+    where
+        W: DerefMut,
+    {
+        let at = self.base(s);
+        let h = 1 + (al >> 56).max(ar >> 56);
+        let units = (self.w[at + 1] >> LEASE_MS_BITS) & ((1 << UNITS_BITS) - 1);
+        let sum = units + (al & SUM_MASK) + (ar & SUM_MASK);
+        self.w[at + 3] = (sum & SUM_MASK) | h << 56;
+    }
+    fn fix(&mut self, s: u32)
+    where
+        W: DerefMut,
+    {
+        let (l, r) = self.kids(s);
+        let (al, ar) = (self.aug(l), self.aug(r));
+        self.fix_with(s, al, ar);
+    }
+    fn lease(&self, s: u32) -> Lease {
+        let len = self.id_len(s);
+        let id = LeaseId::from_words(len, self.id_slice(s)).unwrap_or(LeaseId { len: 1, bytes: [0; MAX_ID_LEN] });
+        Lease { id, deadline_ns: self.deadline(s), lease_ms: self.lease_ms_of(s), units: self.units_of(s) }
+    }
+    fn key(&self, s: u32) -> Key {
+        let mut id = [0u64; MAX_ID_WORDS];
+        id[..self.id_words()].copy_from_slice(self.id_slice(s));
+        Key { d: self.deadline(s), id, len: self.id_len(s) as u8 }
+    }
+    /// Slot `s`'s key against `k`.
+    fn cmp(&self, s: u32, k: &Key) -> Ordering {
+        self.deadline(s).cmp(&k.d).then_with(|| {
+            let ids = self.id_slice(s);
+            // Past both the slot's words and the key's id, every word is zero.
+            let n = ids.len().max(usize::from(k.len).div_ceil(8)).min(MAX_ID_WORDS);
+            for (j, &b) in k.id[..n].iter().enumerate() {
+                let a = ids.get(j).copied().unwrap_or(0);
+                if a != b {
+                    return a.cmp(&b);
+                }
+            }
+            self.id_len(s).cmp(&u64::from(k.len))
+        })
+    }
+    fn same_id(&self, s: u32, k: &Key) -> bool {
+        let ids = self.id_slice(s);
+        // Past both the slot's words and the key's id, every word is zero.
+        let n = ids.len().max(usize::from(k.len).div_ceil(8)).min(MAX_ID_WORDS);
+        self.id_len(s) == u64::from(k.len)
+            && k.id[..n].iter().enumerate().all(|(j, &b)| ids.get(j).copied().unwrap_or(0) == b)
+    }
+    /// Writes `l` into slot `s` (`words`: its id's, [`LeaseId::words`]).
+    fn write_slot(&mut self, s: u32, l: &Lease, words: &[u64; MAX_ID_WORDS])
+    where
+        W: DerefMut,
+    {
+        let at = self.base(s);
+        let idw = self.id_words();
+        self.w[at] = l.deadline_ns;
+        self.w[at + 1] = l.lease_ms | l.units << LEASE_MS_BITS | (l.id.len as u64 - 1) << (LEASE_MS_BITS + UNITS_BITS);
+        self.w[at + SLOT_FIXED..at + SLOT_FIXED + idw].copy_from_slice(&words[..idw]);
+    }
+
+    // -- The tree (AVL, by key). Each recursion stops at MAX_DEPTH.
+
+    fn rot_right(&mut self, n: u32) -> u32
+    where
+        W: DerefMut,
+    {
+        let (l, r) = self.kids(n);
+        if l == NIL {
+            return n;
+        }
+        let (ll, lr) = self.kids(l);
+        self.set_kids(n, lr, r);
+        self.fix(n);
+        self.set_kids(l, ll, n);
+        self.fix(l);
+        l
+    }
+    fn rot_left(&mut self, n: u32) -> u32
+    where
+        W: DerefMut,
+    {
+        let (l, r) = self.kids(n);
+        if r == NIL {
+            return n;
+        }
+        let (rl, rr) = self.kids(r);
+        self.set_kids(n, l, rl);
+        self.fix(n);
+        self.set_kids(r, n, rr);
+        self.fix(r);
+        r
+    }
+    /// `n` with its height and units set, rotated if its subtrees' heights
+    /// differ by 2. (Inlined, the rotations apart: most calls on a walk
+    /// find the node balanced.)
+    #[inline(always)]
+    fn balance(&mut self, n: u32) -> u32
+    where
+        W: DerefMut,
+    {
+        let (l, r) = self.kids(n);
+        let (al, ar) = (self.aug(l), self.aug(r));
+        let (hl, hr) = (al >> 56, ar >> 56);
+        if hl <= hr + 1 && hr <= hl + 1 {
+            self.fix_with(n, al, ar);
+            return n;
+        }
+        self.rotate(n, l, r, hl, hr)
+    }
+    /// `balance` for a node whose subtrees (`l`, `r`, of heights `hl`, `hr`)
+    /// differ in height by 2.
+    #[inline(never)]
+    fn rotate(&mut self, n: u32, l: u32, r: u32, hl: u64, hr: u64) -> u32
+    where
+        W: DerefMut,
+    {
+        if hl > hr + 1 {
+            let (ll, lr) = self.kids(l);
+            if self.height(ll) < self.height(lr) {
+                let l2 = self.rot_left(l);
+                self.set_kids(n, l2, r);
+            }
+            return self.rot_right(n);
+        }
+        if hr > hl + 1 {
+            let (rl, rr) = self.kids(r);
+            if self.height(rr) < self.height(rl) {
+                let r2 = self.rot_right(r);
+                self.set_kids(n, l, r2);
+            }
+            return self.rot_left(n);
+        }
+        n
+    }
+    fn tree_insert(&mut self, n: u32, s: u32, k: &Key, depth: usize) -> u32
+    where
+        W: DerefMut,
+    {
+        if n == NIL {
+            self.set_kids(s, NIL, NIL);
+            self.fix(s);
+            return s;
+        }
+        if depth > MAX_DEPTH {
+            return n;
+        }
+        let (l, r) = self.kids(n);
+        if self.cmp(n, k) == Ordering::Greater {
+            let l2 = self.tree_insert(l, s, k, depth + 1);
+            self.set_kids(n, l2, r);
+        } else {
+            let r2 = self.tree_insert(r, s, k, depth + 1);
+            self.set_kids(n, l, r2);
+        }
+        self.balance(n)
+    }
+    /// Unlinks the first node of the subtree: (new subtree, the node).
+    fn tree_remove_first(&mut self, n: u32, depth: usize) -> (u32, u32)
+    where
+        W: DerefMut,
+    {
+        let (l, r) = self.kids(n);
+        if l == NIL || depth > MAX_DEPTH {
+            return (r, n);
+        }
+        let (l2, m) = self.tree_remove_first(l, depth + 1);
+        self.set_kids(n, l2, r);
+        (self.balance(n), m)
+    }
+    /// Unlinks the node with key `k`.
+    fn tree_remove(&mut self, n: u32, k: &Key, depth: usize) -> u32
+    where
+        W: DerefMut,
+    {
+        if n == NIL || depth > MAX_DEPTH {
+            return n;
+        }
+        let (l, r) = self.kids(n);
+        match self.cmp(n, k) {
+            Ordering::Greater => {
+                let l2 = self.tree_remove(l, k, depth + 1);
+                self.set_kids(n, l2, r);
+            }
+            Ordering::Less => {
+                let r2 = self.tree_remove(r, k, depth + 1);
+                self.set_kids(n, l, r2);
+            }
+            Ordering::Equal => {
+                if l == NIL {
+                    return r;
+                }
+                if r == NIL {
+                    return l;
+                }
+                let (r2, m) = self.tree_remove_first(r, depth + 1);
+                self.set_kids(m, l, r2);
+                return self.balance(m);
+            }
+        }
+        self.balance(n)
+    }
+    /// The nodes of the subtree with a deadline at or before `t`.
+    fn tree_count(&self, n: u32, t: u64, all: bool, depth: usize) -> usize {
+        if n == NIL || depth > MAX_DEPTH {
+            return 0;
+        }
+        let (l, r) = self.kids(n);
+        if all || self.deadline(n) <= t {
+            self.tree_count(l, t, true, depth + 1) + 1 + self.tree_count(r, t, all, depth + 1)
+        } else {
+            self.tree_count(l, t, false, depth + 1)
+        }
+    }
+
+    // -- The id index.
+
+    fn table(&self) -> usize {
+        2 * self.capacity()
+    }
+    fn index_base(&self) -> usize {
+        LEASE_BLOCK_HEADER_WORDS + self.capacity() * (SLOT_FIXED + self.id_words())
+    }
+    fn entry(&self, j: usize) -> u32 {
+        (self.w[self.index_base() + j / 2] >> (32 * (j % 2))) as u32
+    }
+    fn set_entry(&mut self, j: usize, v: u32)
+    where
+        W: DerefMut,
+    {
+        let at = self.index_base() + j / 2;
+        let shift = 32 * (j % 2);
+        self.w[at] = (self.w[at] & !(0xffff_ffffu64 << shift)) | u64::from(v) << shift;
+    }
+    fn home_of(&self, s: u32) -> usize {
+        let len = self.id_len(s);
+        let n = (len as usize).div_ceil(8).min(self.id_words());
+        hash_words(&self.id_slice(s)[..n], len) as usize & (self.table() - 1)
+    }
+    /// The index entry and slot of the id of `k`.
+    fn index_find(&self, k: &Key) -> Option<(usize, u32)> {
+        let mask = self.table() - 1;
+        let n = (k.len as usize).div_ceil(8);
+        let mut j = hash_words(&k.id[..n], u64::from(k.len)) as usize & mask;
+        for _ in 0..self.table() {
+            let v = self.entry(j);
+            if v == 0 {
+                return None;
+            }
+            let s = v - 1;
+            if (s as usize) < self.len() && self.same_id(s, k) {
+                return Some((j, s));
+            }
+            j = (j + 1) & mask;
+        }
+        None
+    }
+    fn index_insert(&mut self, s: u32)
+    where
+        W: DerefMut,
+    {
+        let mask = self.table() - 1;
+        let mut j = self.home_of(s);
+        for _ in 0..self.table() {
+            if self.entry(j) == 0 {
+                self.set_entry(j, s + 1);
+                return;
+            }
+            j = (j + 1) & mask;
+        }
+    }
+    /// Empties entry `j`, shifting back the entries after it that would no
+    /// longer be found (linear probing needs no tombstones).
+    fn index_remove(&mut self, j: usize)
+    where
+        W: DerefMut,
+    {
+        let mask = self.table() - 1;
+        self.set_entry(j, 0);
+        let mut hole = j;
+        let mut k = (j + 1) & mask;
+        for _ in 0..self.table() {
+            let v = self.entry(k);
+            if v == 0 || v as usize > self.len() {
+                return;
+            }
+            let home = self.home_of(v - 1);
+            if (k.wrapping_sub(home) & mask) >= (k.wrapping_sub(hole) & mask) {
+                self.set_entry(hole, v);
+                self.set_entry(k, 0);
+                hole = k;
+            }
+            k = (k + 1) & mask;
+        }
+    }
+
+    /// Removes slot `s`, already unlinked from the tree and the index: the
+    /// last slot moves into its place.
+    fn free_slot(&mut self, s: u32)
+    where
+        W: DerefMut,
+    {
+        let last = (self.len() - 1) as u32;
+        if s != last {
+            let k = self.key(last);
+            let (from, to) = (self.base(last), self.base(s));
+            let n = SLOT_FIXED + self.id_words();
+            self.w.copy_within(from..from + n, to);
+            // Its parent in the tree, then its index entry.
+            if self.root() == last {
+                self.set_root(s);
+            } else {
+                let mut n = self.root();
+                for _ in 0..MAX_DEPTH {
+                    if n == NIL {
+                        break;
+                    }
+                    let (l, r) = self.kids(n);
+                    let go_left = self.cmp(n, &k) == Ordering::Greater;
+                    let next = if go_left { l } else { r };
+                    if next == last {
+                        if go_left {
+                            self.set_kids(n, s, r);
+                        } else {
+                            self.set_kids(n, l, s);
+                        }
+                        break;
+                    }
+                    n = next;
+                }
+            }
+            if let Some((j, _)) = self.index_find(&k) {
+                self.set_entry(j, s + 1);
+            }
+        }
+        self.w[0] -= 1;
+    }
+
+    /// Whether the block holds a set this core can have written: ids of 1
+    /// to 128 bytes that fit the slots, zero-padded, distinct and found
+    /// through the index; units, lease_ms and deadlines in range, no start
+    /// after the header's `last_ns`; the tree holding every slot exactly
+    /// once, in strictly increasing order, balanced, with correct heights
+    /// and sums; the index holding exactly one entry per slot. O(n); never
+    /// panics, whatever the words.
+    pub fn valid(&self) -> bool {
+        let n = self.len();
+        if n as u64 > MAX_LEASE_LIMIT {
+            return false;
+        }
+        let last_ns = self.w[4];
+        for s in 0..n as u32 {
+            let len = self.id_len(s) as usize;
+            if len > 8 * self.id_words() {
+                return false;
+            }
+            let l = self.lease(s);
+            // `lease` reads a bad padding as another id: compare back.
+            if l.id.len() != len || l.id.words()[..self.id_words()] != *self.id_slice(s) {
+                return false;
+            }
+            if !l.in_range() || l.start_ns() > last_ns {
+                return false;
+            }
+        }
+        // The tree, in order.
+        let mut seen = 0usize;
+        let mut prev: Option<Key> = None;
+        if self.valid_tree(self.root(), 0, &mut seen, &mut prev).is_none_or(|_| seen != n) {
+            return false;
+        }
+        // The index: one entry per slot, each found from its home.
+        let mut entries = 0;
+        for j in 0..self.table() {
+            let v = self.entry(j);
+            if v != 0 {
+                if v as usize > n {
+                    return false;
+                }
+                entries += 1;
+            }
+        }
+        entries == n && (0..n as u32).all(|s| self.index_find(&self.key(s)).is_some_and(|(_, t)| t == s))
+    }
+
+    /// Checks the subtree at `n` in order; its (height, sum) if sound.
+    fn valid_tree(&self, n: u32, depth: usize, seen: &mut usize, prev: &mut Option<Key>) -> Option<(u64, u64)> {
+        if n == NIL {
+            return Some((0, 0));
+        }
+        if depth > MAX_DEPTH || n as usize >= self.len() || *seen >= self.len() {
+            return None;
+        }
+        let (l, r) = self.kids(n);
+        let (hl, sl) = self.valid_tree(l, depth + 1, seen, prev)?;
+        if prev.is_some_and(|p| self.cmp(n, &p) != Ordering::Greater) {
+            return None;
+        }
+        *prev = Some(self.key(n));
+        *seen += 1;
+        let (hr, sr) = self.valid_tree(r, depth + 1, seen, prev)?;
+        let h = 1 + hl.max(hr);
+        let sum = sl + sr + self.units_of(n);
+        (hl.abs_diff(hr) <= 1 && self.height(n) == h && self.sum(n) == sum).then_some((h, sum))
+    }
+
+    /// The height of the tree (0 when empty): at most 1.44 log2(n + 2).
+    pub fn tree_height(&self) -> u64 {
+        self.height(self.root())
+    }
+
+    /// The leases in order.
+    pub fn iter(&self) -> impl Iterator<Item = Lease> + '_ {
+        InOrder { block: self, stack: [NIL; MAX_DEPTH], depth: 0, next: self.root() }
+    }
+
+    /// The whole set as words, for RDB and AOF rewrite: `len, next_seq,
+    /// last_ns`, then per lease in order `deadline_ns, lease_ms, units,
+    /// id_len` and its id words (big-endian, zero-padded, `ceil(id_len / 8)`).
+    pub fn to_words(&self) -> impl Iterator<Item = u64> + '_ {
+        let h = self.header();
+        [self.len() as u64, h.next_seq, h.last_ns].into_iter().chain(self.iter().flat_map(|l| {
+            let mut w = [0u64; 4 + MAX_ID_WORDS];
+            w[..4].copy_from_slice(&[l.deadline_ns, l.lease_ms, l.units, l.id.len() as u64]);
+            w[4..].copy_from_slice(&l.id.words());
+            w.into_iter().take(4 + l.id.words_needed())
+        }))
+    }
+}
+
+impl<'a> LeaseBlock<&'a mut [u64]> {
+    /// The words of a block of `capacity` slots (a power of two) for ids of
+    /// up to `id_words` words.
+    pub const fn words_for(capacity: usize, id_words: usize) -> usize {
+        LEASE_BLOCK_HEADER_WORDS + capacity * (SLOT_FIXED + id_words + 1)
+    }
+
+    /// The layout of a new key's block for `change`: one slot, the id's words.
+    pub fn first_layout(change: &LeaseChange) -> (usize, usize) {
+        (change.len_after(0).max(1).next_power_of_two(), change.id_words().max(1))
+    }
+
+    /// The layout, `(capacity, id_words)`, of the block that
+    /// [`from_words`](Self::from_words) fills from `words`; `None` if the
+    /// count is above the limit cap (checked first: read the count and refuse
+    /// it before collecting the rest) or the words are not one whole set.
+    pub fn layout_of_words(words: &[u64]) -> Option<(usize, usize)> {
+        let n = *words.first()?;
+        if n > MAX_LEASE_LIMIT {
+            return None;
+        }
+        let mut at = 3;
+        let mut idw = 1;
+        for _ in 0..n {
+            let len = usize::try_from(*words.get(at + 3)?).ok().filter(|l| (1..=MAX_ID_LEN).contains(l))?;
+            idw = idw.max(len.div_ceil(8));
+            at += 4 + len.div_ceil(8);
+        }
+        (at == words.len()).then_some(((n as usize).max(1).next_power_of_two(), idw))
+    }
+
+    /// An empty set with `header` in `words` (of `words_for(capacity,
+    /// id_words)` words, `capacity` a power of two, `id_words` 1 to 16).
+    /// `None` if the length does not fit.
+    pub fn init(words: &'a mut [u64], id_words: usize, header: LeaseHeader) -> Option<Self> {
+        if words.len() < LEASE_BLOCK_HEADER_WORDS || !(1..=MAX_ID_WORDS).contains(&id_words) {
+            return None;
+        }
+        words.fill(0);
+        words[..LEASE_BLOCK_HEADER_WORDS].copy_from_slice(&[
+            0,
+            id_words as u64,
+            u64::from(NIL),
+            header.next_seq,
+            header.last_ns,
+        ]);
+        Self::open(words)
+    }
+
+    /// The set in `words` (from [`to_words`](Self::to_words)) loaded into
+    /// `dst`, of `words_for(layout_of_words(words))` words. `None` if
+    /// anything is out of range, an id repeats, or the result is not
+    /// [`valid`](Self::valid).
+    pub fn from_words(dst: &'a mut [u64], words: &[u64]) -> Option<Self> {
+        let (cap, idw) = LeaseBlock::layout_of_words(words)?;
+        if dst.len() != LeaseBlock::words_for(cap, idw) {
+            return None;
+        }
+        let header = LeaseHeader { next_seq: *words.get(1)?, last_ns: *words.get(2)? };
+        let mut b = Self::init(dst, idw, header)?;
+        let mut at = 3;
+        for _ in 0..words[0] {
+            let len = words[at + 3];
+            let nw = (len as usize).div_ceil(8);
+            let id = LeaseId::from_words(len, &words[at + 4..at + 4 + nw])?;
+            let l = Lease { id, deadline_ns: words[at], lease_ms: words[at + 1], units: words[at + 2] };
+            if !l.in_range() || b.find(&id).is_some() || b.len() >= b.capacity() {
+                return None;
+            }
+            b.insert(&l);
+            at += 4 + nw;
+        }
+        b.valid().then_some(b)
+    }
+}
+
+struct InOrder<'b, W> {
+    block: &'b LeaseBlock<W>,
+    stack: [u32; MAX_DEPTH],
+    depth: usize,
+    next: u32,
+}
+
+impl<W: Deref<Target = [u64]>> Iterator for InOrder<'_, W> {
+    type Item = Lease;
+    fn next(&mut self) -> Option<Lease> {
+        while self.next != NIL && self.depth < MAX_DEPTH {
+            self.stack[self.depth] = self.next;
+            self.depth += 1;
+            self.next = self.block.kids(self.next).0;
+        }
+        if self.depth == 0 {
+            return None;
+        }
+        self.depth -= 1;
+        let n = self.stack[self.depth];
+        self.next = self.block.kids(n).1;
+        Some(self.block.lease(n))
+    }
+}
+
+impl<W: Deref<Target = [u64]>> LeaseRead for LeaseBlock<W> {
+    fn len(&self) -> usize {
+        self.w[0] as usize
+    }
+    fn header(&self) -> LeaseHeader {
+        LeaseHeader { next_seq: self.w[3], last_ns: self.w[4] }
+    }
+    fn get(&self, i: usize) -> Lease {
+        self.lease(i as u32)
+    }
+    fn find(&self, id: &LeaseId) -> Option<Lease> {
+        let k = Key { d: 0, id: id.words(), len: id.len };
+        self.index_find(&k).map(|(_, s)| self.lease(s))
+    }
+    fn deadline_of(&self, id: &LeaseId) -> Option<u64> {
+        let k = Key { d: 0, id: id.words(), len: id.len };
+        self.index_find(&k).map(|(_, s)| self.deadline(s))
+    }
+    fn units_through(&self, t_ns: u64) -> u64 {
+        let (mut n, mut acc) = (self.root(), 0);
+        for _ in 0..MAX_DEPTH {
+            if n == NIL {
+                break;
+            }
+            let (l, r) = self.kids(n);
+            if self.deadline(n) <= t_ns {
+                acc += self.sum(l) + self.units_of(n);
+                n = r;
+            } else {
+                n = l;
+            }
+        }
+        acc
+    }
+    fn units(&self) -> u64 {
+        self.sum(self.root())
+    }
+    fn count_through(&self, t_ns: u64) -> usize {
+        self.tree_count(self.root(), t_ns, false, 0)
+    }
+    fn reaching(&self, mut units: u64) -> Option<u64> {
+        let mut n = self.root();
+        for _ in 0..MAX_DEPTH {
+            if n == NIL {
+                break;
+            }
+            let (l, r) = self.kids(n);
+            let left = self.sum(l);
+            if left >= units {
+                n = l;
+            } else if left + self.units_of(n) >= units {
+                return Some(self.deadline(n));
+            } else {
+                units -= left + self.units_of(n);
+                n = r;
+            }
+        }
+        None
+    }
+    fn last_deadline(&self, except: Option<&LeaseId>) -> Option<u64> {
+        // The last node, and the node before it on the way down (where the
+        // walk last went right).
+        let (mut n, mut above) = (self.root(), NIL);
+        if n == NIL {
+            return None;
+        }
+        for _ in 0..MAX_DEPTH {
+            let r = self.kids(n).1;
+            if r == NIL {
+                break;
+            }
+            above = n;
+            n = r;
+        }
+        let is_except = except.is_some_and(|id| self.same_id(n, &Key { d: 0, id: id.words(), len: id.len }));
+        if !is_except {
+            return Some(self.deadline(n));
+        }
+        // The one before the last: the last of its left subtree, else `above`.
+        let mut m = self.kids(n).0;
+        if m == NIL {
+            return (above != NIL).then(|| self.deadline(above));
+        }
+        for _ in 0..MAX_DEPTH {
+            let r = self.kids(m).1;
+            if r == NIL {
+                break;
+            }
+            m = r;
+        }
+        Some(self.deadline(m))
+    }
+}
+
+impl<W: DerefMut<Target = [u64]>> LeaseStore for LeaseBlock<W> {
+    fn set_header(&mut self, header: LeaseHeader) {
+        self.w[3] = header.next_seq;
+        self.w[4] = header.last_ns;
+    }
+    fn drop_first(&mut self, k: usize) {
+        for _ in 0..k {
+            let root = self.root();
+            if root == NIL {
+                return;
+            }
+            let (root, s) = self.tree_remove_first(root, 0);
+            self.set_root(root);
+            if let Some((j, _)) = self.index_find(&self.key(s)) {
+                self.index_remove(j);
+            }
+            self.free_slot(s);
+        }
+    }
+    fn remove(&mut self, id: &LeaseId) {
+        let probe = Key { d: 0, id: id.words(), len: id.len };
+        let Some((j, s)) = self.index_find(&probe) else { return };
+        // The slot's id is the probe's (the index found it by that id).
+        let k = Key { d: self.deadline(s), ..probe };
+        let root = self.tree_remove(self.root(), &k, 0);
+        self.set_root(root);
+        self.index_remove(j);
+        self.free_slot(s);
+    }
+    /// The caller has made room ([`LeaseBlock::needs_room`]); a lease that
+    /// does not fit is dropped, never written out of bounds.
+    fn insert(&mut self, lease: &Lease) {
+        let s = self.len();
+        if s >= self.capacity() || lease.id.words_needed() > self.id_words() || !lease.in_range() {
+            debug_assert!(false, "a lease inserted without room");
+            return;
+        }
+        let s = s as u32;
+        let k = Key::of(lease);
+        self.write_slot(s, lease, &k.id);
+        self.w[0] += 1;
+        let root = self.tree_insert(self.root(), s, &k, 0);
+        self.set_root(root);
+        self.index_insert(s);
+    }
+    fn renew(&mut self, id: &LeaseId, deadline_ns: u64, lease_ms: u64) {
+        let probe = Key { d: 0, id: id.words(), len: id.len };
+        let Some((_, s)) = self.index_find(&probe) else { return };
+        // What `Lease::in_range` checks of the new fields (the units are the
+        // slot's own).
+        let units = self.units_of(s);
+        if !(1..=MAX_LEASE_LIMIT).contains(&units)
+            || !(1..=MAX_LEASE_MS).contains(&lease_ms)
+            || deadline_ns < lease_ms * NS_PER_MS
+        {
+            return;
+        }
+        // The slot's id is the probe's (the index found it by that id).
+        let mut k = Key { d: self.deadline(s), ..probe };
+        let root = self.tree_remove(self.root(), &k, 0);
+        let at = self.base(s);
+        self.w[at] = deadline_ns;
+        self.w[at + 1] = (self.w[at + 1] & !((1 << LEASE_MS_BITS) - 1)) | lease_ms;
+        k.d = deadline_ns;
+        let root = self.tree_insert(root, s, &k, 0);
+        self.set_root(root);
+    }
+    fn clamp(&mut self, t_ns: u64) {
+        for s in 0..self.len() as u32 {
+            let mut l = self.lease(s);
+            if l.start_ns() > t_ns {
+                let root = self.tree_remove(self.root(), &self.key(s), 0);
+                l.deadline_ns = l.deadline_at(t_ns);
+                self.write_slot(s, &l, &l.id.words());
+                let root = self.tree_insert(root, s, &Key::of(&l), 0);
+                self.set_root(root);
+            }
+        }
+    }
+}
