@@ -7,7 +7,7 @@ use std::ffi::c_void;
 
 use redis_module::raw::RedisModuleType;
 
-use super::ffi::{api, OpenKey};
+use super::ffi::{api, OpenKey, Slot};
 
 /// A new block of `len` zeroed words; ownership passes to the caller.
 pub fn alloc(len: usize) -> *mut c_void {
@@ -78,5 +78,20 @@ pub fn replace(key: &OpenKey<'_>, ty: *mut RedisModuleType, old: *mut c_void, ne
     } else {
         free(new);
         None
+    }
+}
+
+/// Makes `block` (a whole state, just made) the value of `key`, as RESTORE
+/// would, whatever the key held: a value of type `ty` is replaced (and
+/// freed), anything else overwritten. False if the server refused it (then
+/// `block` is freed).
+pub fn set_whole(key: &OpenKey<'_>, ty: *mut RedisModuleType, block: *mut c_void) -> bool {
+    match key.slot() {
+        Slot::Module(t, old) if t == ty => replace(key, ty, old, block).is_some(),
+        _ if key.set_value(ty, block) => true,
+        _ => {
+            free(block);
+            false
+        }
     }
 }

@@ -31,8 +31,8 @@ use crate::core::lease::{
 use crate::core::time::Millis;
 
 use super::block::{self, alloc, replace, words, words_mut};
-use super::ffi::{api, OpenKey, Slot};
-use super::stored::{Stored, APPLY, MAX_PAYLOAD};
+use super::ffi::{api, OpenKey};
+use super::stored::{apply_change, payload_words, Stored, APPLY, MAX_PAYLOAD};
 
 /// The tag of a change's payload.
 const CHANGE_TAG: u8 = b'c';
@@ -75,15 +75,7 @@ fn from_whole(w: &[u64]) -> Option<*mut c_void> {
 }
 
 fn decode_change(payload: &[u8]) -> Option<LeaseChange> {
-    let body = payload.strip_prefix(&[CHANGE_TAG])?;
-    if body.len() != 8 * LEASE_CHANGE_WORDS {
-        return None;
-    }
-    let mut w = [0u64; LEASE_CHANGE_WORDS];
-    for (word, bytes) in w.iter_mut().zip(body.chunks_exact(8)) {
-        *word = u64::from_le_bytes(bytes.try_into().ok()?);
-    }
-    LeaseChange::from_words(&w).filter(|c| !c.delete)
+    LeaseChange::from_words(&payload_words(payload, CHANGE_TAG)?).filter(|c| !c.delete)
 }
 
 impl Stored for LeaseChange {
@@ -161,31 +153,10 @@ impl Stored for LeaseChange {
             let w: Vec<u64> =
                 rest.chunks_exact(8).map(|b| u64::from_le_bytes(b.try_into().unwrap_or([0; 8]))).collect();
             let Some(block) = from_whole(&w) else { return false };
-            return match key.slot() {
-                // (`replace` frees whichever block the key does not hold.)
-                Slot::Module(t, old) if t == ty => replace(key, ty, old, block).is_some(),
-                _ if key.set_value(ty, block) => true,
-                _ => {
-                    block::free(block);
-                    false
-                }
-            };
+            return block::set_whole(key, ty, block);
         }
         let Some(change) = decode_change(payload) else { return false };
-        let stored = match key.slot() {
-            // SAFETY: a value of this type is a live lease block.
-            Slot::Module(t, value) if t == ty => unsafe { Self::update(key, ty, value, &change) }.is_some(),
-            Slot::Empty => match Self::create(&change) {
-                Some(block) if key.set_value(ty, block) => true,
-                Some(block) => {
-                    block::free(block);
-                    false
-                }
-                None => false,
-            },
-            _ => false,
-        };
-        stored && key.set_expire_at(Millis(change.expire_at_ms), now)
+        apply_change(key, ty, &change, Millis(change.expire_at_ms), now)
     }
 
     /// A release or a renewal fires its own event, as on the master.

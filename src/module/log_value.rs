@@ -33,8 +33,8 @@ use crate::core::{LogChange, LogEntry, LogHeader, LogRead, LogRing, LogStore, Sl
 use crate::core::time::Millis;
 
 use super::block::{self, replace, words, words_mut};
-use super::ffi::{api, OpenKey, Slot};
-use super::stored::{Stored, APPLY, MAX_PAYLOAD};
+use super::ffi::{api, OpenKey};
+use super::stored::{apply_change, payload_words, Stored, APPLY, MAX_PAYLOAD};
 
 /// The tag of a change's payload.
 const CHANGE_TAG: u8 = b'l';
@@ -110,17 +110,9 @@ fn from_whole(mut next: impl FnMut() -> Option<u64>) -> Option<*mut c_void> {
     }
 }
 
-/// The words of a change payload (`l` and 11 words), if well formed.
+/// The change in a change payload (`l` and 11 words), if well formed.
 fn decode_change(payload: &[u8]) -> Option<LogChange> {
-    let body = payload.strip_prefix(&[CHANGE_TAG])?;
-    if body.len() != 8 * LOG_CHANGE_WORDS {
-        return None;
-    }
-    let mut words = [0u64; LOG_CHANGE_WORDS];
-    for (w, bytes) in words.iter_mut().zip(body.chunks_exact(8)) {
-        *w = u64::from_le_bytes(bytes.try_into().ok()?);
-    }
-    LogChange::from_words(&words).filter(|c| !c.delete)
+    LogChange::from_words(&payload_words(payload, CHANGE_TAG)?).filter(|c| !c.delete)
 }
 
 impl Stored for LogChange {
@@ -195,31 +187,10 @@ impl Stored for LogChange {
                 block::free(block);
                 return false;
             }
-            let stored = match key.slot() {
-                // (`replace` frees whichever block the key does not hold.)
-                Slot::Module(t, old) if t == ty => return replace(key, ty, old, block).is_some(),
-                _ => key.set_value(ty, block),
-            };
-            if !stored {
-                block::free(block);
-            }
-            return stored;
+            return block::set_whole(key, ty, block);
         }
         let Some(change) = decode_change(payload) else { return false };
-        let stored = match key.slot() {
-            // SAFETY: a value of this type is a live log block.
-            Slot::Module(t, value) if t == ty => unsafe { Self::update(key, ty, value, &change) }.is_some(),
-            Slot::Empty => match Self::create(&change) {
-                Some(block) if key.set_value(ty, block) => true,
-                Some(block) => {
-                    block::free(block);
-                    false
-                }
-                None => false,
-            },
-            _ => false,
-        };
-        stored && key.set_expire_at(Millis(change.expire_at_ms), now)
+        apply_change(key, ty, &change, Millis(change.expire_at_ms), now)
     }
 
     fn rdb_load(rdb: *mut RedisModuleIO, encver: c_int) -> *mut c_void {

@@ -21,7 +21,7 @@ use redis_module::raw::{RedisModuleDigest, RedisModuleIO, RedisModuleString, Red
 
 use crate::core::time::Millis;
 
-use super::ffi::OpenKey;
+use super::ffi::{OpenKey, Slot};
 
 /// The command that carries an effect.
 pub const APPLY: &CStr = c"RL.APPLY";
@@ -88,4 +88,46 @@ pub trait Stored: Copy + 'static {
     /// # Safety
     /// See the trait; the value is not used again.
     unsafe fn free(value: *mut c_void);
+}
+
+/// The little-endian words of a payload `tag, words..`: `None` if the tag
+/// differs or the length is not `N` words.
+pub fn payload_words<const N: usize>(payload: &[u8], tag: u8) -> Option<[u64; N]> {
+    let body = payload.strip_prefix(&[tag])?;
+    if body.len() != 8 * N {
+        return None;
+    }
+    let mut words = [0u64; N];
+    for (w, bytes) in words.iter_mut().zip(body.chunks_exact(8)) {
+        *w = u64::from_le_bytes(bytes.try_into().ok()?);
+    }
+    Some(words)
+}
+
+/// Applies a propagated change of a variable-size state (`RL.APPLY`) to the
+/// value `key` holds, or makes one if it holds none, and sets the expiry
+/// the change carries. False if the key holds something else or the change
+/// does not fit its state.
+pub fn apply_change<S: Stored>(
+    key: &OpenKey<'_>,
+    ty: *mut RedisModuleType,
+    change: &S,
+    expire_at: Millis,
+    now: Millis,
+) -> bool {
+    let stored = match key.slot() {
+        // SAFETY: a value of this type is one of S's.
+        Slot::Module(t, value) if t == ty => unsafe { S::update(key, ty, value, change) }.is_some(),
+        Slot::Empty => match S::create(change) {
+            Some(value) if key.set_value(ty, value) => true,
+            // SAFETY: just made, never handed to the server.
+            Some(value) => {
+                unsafe { S::free(value) };
+                false
+            }
+            None => false,
+        },
+        _ => false,
+    };
+    stored && key.set_expire_at(expire_at, now)
 }
