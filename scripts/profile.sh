@@ -7,7 +7,8 @@
 # count the propagation of effects (built only when an AOF or a replica
 # consumes them). MODULE_ARGS passes module arguments, e.g.
 # MODULE_ARGS="top-capacity 0" to count decisions without RL.TOP's tracking.
-# ONLY (an extended regex) runs only the rows whose name matches it.
+# ONLY (an extended regex) runs only the rows whose name matches it. KEEP (a
+# directory) keeps each row's callgrind file there, for callgrind_annotate.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 N=${1:-20000}
@@ -21,7 +22,8 @@ trap 'rm -rf "$out"' EXIT
 # profile NAME LINE RANDOM [SETUP SETUP_RANDOM SETUP_N]: RANDOM is 0 (one
 # key) or 1 (__rand_int__ over 100,000 values) or the number of values;
 # SETUP runs SETUP_N times first, uncounted (callgrind's counters are zeroed
-# after it), to give the measured command a state to work on.
+# after it), to give the measured command a state to work on; a SETUP of
+# "lease_pairs ARGS" runs scripts/lib/lease_pairs.py PORT ARGS instead.
 profile() {
   local name=$1 line=$2 rnd=$3 setup=${4:-} setup_rnd=${5:-0} setup_n=${6:-0} port
   if [ -n "${ONLY:-}" ] && ! [[ $name =~ $ONLY ]]; then return 0; fi
@@ -38,11 +40,15 @@ profile() {
   for lua in scripts/lua/*.lua; do
     redis-cli -p "$port" SCRIPT LOAD "$(cat "$lua")" >/dev/null
   done
-  if [ -n "$setup" ]; then
+  if [[ $setup == lease_pairs* ]]; then
+    # shellcheck disable=SC2086
+    python3 scripts/lib/lease_pairs.py "$port" ${setup#lease_pairs }
+    callgrind_control -z "$pid" >/dev/null 2>&1
+  elif [ -n "$setup" ]; then
     local sx=()
     [ "$setup_rnd" -ne 0 ] && sx=(-r "$setup_rnd")
     # shellcheck disable=SC2086
-    redis-benchmark -p "$port" -c 1 -n "$setup_n" "${sx[@]}" $setup >/dev/null
+    redis-benchmark -p "$port" -c 1 -n "$setup_n" -P 16 "${sx[@]}" $setup >/dev/null
     callgrind_control -z "$pid" >/dev/null 2>&1
   fi
   local extra=()
@@ -59,6 +65,7 @@ profile() {
   local total
   total=$(callgrind_annotate "$out/cg" 2>/dev/null | awk '/PROGRAM TOTALS/ {gsub(",", "", $1); print $1}')
   printf '| %s | %d |\n' "$name" $((total / N))
+  if [ -n "${KEEP:-}" ]; then mkdir -p "$KEEP" && cp "$out/cg" "$KEEP/$(tr -c 'A-Za-z0-9.\n' _ <<<"$name").cg"; fi
   rm -f "$out/cg"
 }
 
@@ -82,6 +89,7 @@ profile_pairs() {
   local total
   total=$(callgrind_annotate "$out/cg" 2>/dev/null | awk '/PROGRAM TOTALS/ {gsub(",", "", $1); print $1}')
   printf '| %s | %d |\n' "$name" $((total / (2 * N)))
+  if [ -n "${KEEP:-}" ]; then mkdir -p "$KEEP" && cp "$out/cg" "$KEEP/$(tr -c 'A-Za-z0-9.\n' _ <<<"$name").cg"; fi
   rm -f "$out/cg"
 }
 
@@ -106,6 +114,16 @@ profile "RL.LOG one key, limit 1000" "RL.LOG log1000 1000 60000" 0
 # its acquire took, so scripts/lib/lease_pairs.py drives them) on a key that
 # holds 99 other leases; and an acquire that renews one of 100 named leases.
 profile_pairs "RL.ACQUIRE + RL.RELEASE, key holding 100 leases (per command)" 99
+# An acquire alone (a generated id, granted) on keys holding 100 leases: 1,000
+# keys each given 130 leases and then 30 released (uncounted, by
+# lease_pairs.py), so each block has grown to its steady size and its ids
+# to their width; then acquires on those keys at random, each finding 100 to
+# about 130 live leases. SET PX on the same 1,000 existing keys is its
+# baseline.
+profile "SET PX 1000 existing keys" "SET pool:__rand_int__ v PX 60000" 1000 \
+  "SET pool:__rand_int__ v PX 60000" 1000 20000
+profile "RL.ACQUIRE 1000 keys holding 100 leases" "RL.ACQUIRE pool:__rand_int__ 1000 600000" 1000 \
+  "lease_pairs fill 1000 100 130"
 profile "RL.ACQUIRE one key, 100 named leases (each call renews one)" "RL.ACQUIRE pool 1000 600000 ID __rand_int__" 100 \
   "RL.ACQUIRE pool 1000 600000 ID __rand_int__" 100 2000
 profile "RL.QUOTA random keys, DAY TZ Europe/Berlin" "RL.QUOTA k:__rand_int__ 100 DAY TZ Europe/Berlin" 1

@@ -5,6 +5,10 @@ needs the id its acquire took.
 
     lease_pairs.py PORT setup HELD      # HELD leases held for the run (ids held-0..)
     lease_pairs.py PORT pairs N         # N pairs on a key holding them: acquire ID p-i, release p-i
+    lease_pairs.py PORT fill KEYS HELD PEAK
+        # keys pool:000000000000.. (redis-benchmark's __rand_int__ names),
+        # each given PEAK leases with generated ids, then PEAK - HELD of them
+        # released: each holds HELD leases in the block a PEAK made
 
 Pipelined 16 pairs at a time over one connection, RESP written by hand (no
 dependency). Exits non-zero if any acquire is refused or any release
@@ -66,6 +70,22 @@ def main():
         for _ in range(n):
             if c.reply()[0] != 1:
                 raise SystemExit("lease_pairs: a setup acquire was refused")
+        return
+    if mode == "fill":
+        held, peak = int(sys.argv[4]), int(sys.argv[5])
+        for k in range(n):
+            key = b"pool:%012d" % k
+            c.s.sendall(b"".join(resp(b"RL.ACQUIRE", key, LIMIT, LEASE_MS) for _ in range(peak)))
+            ids = []
+            for _ in range(peak):
+                r = c.reply()
+                if r[0] != 1:
+                    raise SystemExit("lease_pairs: a fill acquire was refused")
+                ids.append(r[5])
+            c.s.sendall(b"".join(resp(b"RL.RELEASE", key, i) for i in ids[held:]))
+            for _ in ids[held:]:
+                if c.reply() != 1:
+                    raise SystemExit("lease_pairs: a fill release answered 0")
         return
     batch = 16
     for start in range(0, n, batch):
