@@ -14,7 +14,7 @@ use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
 use redis_rl::core::lease::{LEASE_CHANGE_WORDS, MAX_LEASE_LIMIT, MAX_LEASE_MS};
 use redis_rl::core::{
-    LeaseBlock, LeaseChange, LeaseChangeKind, LeaseHeader, LeaseId, LeaseOp, LeaseRead, LeaseStore, LeaseVec, Leases,
+    Lease, LeaseBlock, LeaseChange, LeaseChangeKind, LeaseHeader, LeaseId, LeaseOp, LeaseRead, LeaseVec, Leases,
 };
 
 const MS: u64 = 1_000_000;
@@ -835,7 +835,6 @@ fn ids_of_128_bytes_widen_the_slots_and_the_bytes_per_lease_are_as_documented() 
 fn a_hundred_thousand_leases_answer_through_a_shallow_tree() {
     let leases = Leases::new(100_000, 60_000).unwrap();
     let mut block = None;
-    let mut vec = LeaseVec::new();
     let mut rng = 0x1234_5678u64;
     for k in 0..100_000u64 {
         rng = rng.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
@@ -853,11 +852,33 @@ fn a_hundred_thousand_leases_answer_through_a_shallow_tree() {
     assert_eq!(b.len(), 100_000);
     assert!(b.tree_height() <= 24, "height {}", b.tree_height());
     assert!(b.valid());
-    for l in b.iter() {
-        vec.insert(&l);
-    }
-    vec.set_header(b.header());
+    let vec = LeaseVec::from_leases(b.header(), b.iter().collect());
     for (t, cost) in [(T0 + 10_000 * MS, 1), (T0 + 10_000 * MS, 0), (T0 + 30_000 * MS, 500), (T0 + 61_000 * MS, 1)] {
         assert_eq!(leases.acquire(Some(&b), t, cost, None, 0), leases.acquire(Some(&vec), t, cost, None, 0));
     }
+}
+
+/// An added lease whose id the set already holds (only a crafted RL.APPLY
+/// payload carries one) takes that lease's place in both stores: one lease
+/// of the id, at the new deadline, the block still valid.
+#[test]
+fn an_added_lease_replaces_the_lease_of_its_id() {
+    let leases = Leases::new(10, 1000).unwrap();
+    let mut block = None;
+    let mut vec = LeaseVec::new();
+    for (k, name) in ["x", "y", "z"].into_iter().enumerate() {
+        let c = acq(&leases, &mut block, T0 + k as u64 * MS, 1, Some(&id(name))).change.unwrap();
+        c.apply(&mut vec);
+        apply_to_block(&mut block, &c);
+    }
+    let mut c = acq(&leases, &mut block, T0 + 5 * MS, 2, Some(&id("w"))).change.unwrap();
+    let LeaseOp::Add(ref mut l) = c.op else { panic!("{c:?}") };
+    l.id = id("x");
+    c.apply(&mut vec);
+    apply_to_block(&mut block, &c);
+    let b = open(&mut block);
+    assert!(b.valid());
+    let got: Vec<Lease> = b.iter().collect();
+    assert_eq!(got, vec.leases());
+    assert_eq!(got.iter().map(|l| (l.id.as_bytes(), l.units)).collect::<Vec<_>>(), [(&b"y"[..], 1), (b"z", 1), (b"x", 2)]);
 }

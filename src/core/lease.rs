@@ -236,7 +236,8 @@ pub trait LeaseStore: LeaseRead {
     fn drop_first(&mut self, k: usize);
     /// Removes the lease with this id, if any.
     fn remove(&mut self, id: &LeaseId);
-    /// Adds a lease whose id the store does not hold (the caller has made room).
+    /// Adds a lease, in place of the lease of the same id if the store holds
+    /// one (the caller has made room).
     fn insert(&mut self, lease: &Lease);
     /// Sets the deadline and lease_ms of the lease with this id, if any.
     fn renew(&mut self, id: &LeaseId, deadline_ns: u64, lease_ms: u64);
@@ -433,10 +434,7 @@ impl LeaseChange {
         store.drop_first(self.drop.min(store.len()));
         match self.op {
             LeaseOp::None => {}
-            LeaseOp::Add(ref l) => {
-                store.remove(&l.id);
-                store.insert(l);
-            }
+            LeaseOp::Add(ref l) => store.insert(l),
             LeaseOp::Renew { ref id, deadline_ns, lease_ms } => store.renew(id, deadline_ns, lease_ms),
             LeaseOp::Release(ref id) => store.remove(id),
         }
@@ -637,34 +635,51 @@ fn reset_ms(last: Option<u64>, now: u64) -> u64 {
     last.map_or(0, |d| d.saturating_sub(now).div_ceil(NS_PER_MS))
 }
 
-/// Writes `<now_ms>-<seq>` in ASCII decimal (at most 41 bytes).
+/// Writes `<now_ms>-<seq>` in ASCII decimal (at most 41 bytes), two digits
+/// at a time from the end.
 fn generated_id(now_ns: u64, seq: u64) -> LeaseId {
-    let mut id = LeaseId { len: 0, bytes: [0; MAX_ID_LEN] };
-    let mut at = 0;
-    for (k, mut x) in [now_ns / NS_PER_MS, seq].into_iter().enumerate() {
-        if k == 1 {
-            id.bytes[at] = b'-';
-            at += 1;
-        }
-        let n = decimal_len(x);
-        for j in (0..n).rev() {
-            id.bytes[at + j] = b'0' + (x % 10) as u8;
-            x /= 10;
-        }
-        at += n;
-    }
-    id.len = at as u8;
+    let mut buf = [0u8; 41];
+    let mut at = put_decimal(&mut buf, 41, seq);
+    at -= 1;
+    buf[at] = b'-';
+    let at = put_decimal(&mut buf, at, now_ns / NS_PER_MS);
+    let mut id = LeaseId { len: (buf.len() - at) as u8, bytes: [0; MAX_ID_LEN] };
+    id.bytes[..buf.len() - at].copy_from_slice(&buf[at..]);
     id
 }
 
-fn decimal_len(mut x: u64) -> usize {
-    let mut n = 1;
-    while x >= 10 {
-        x /= 10;
-        n += 1;
+/// Writes `x` in decimal to end at `buf[end]` (exclusive); where it starts.
+/// (`buf` has room: 20 digits before `end`.)
+fn put_decimal(buf: &mut [u8; 41], end: usize, mut x: u64) -> usize {
+    let mut at = end;
+    while x >= 100 {
+        let d = 2 * (x % 100) as usize;
+        x /= 100;
+        at -= 2;
+        buf[at..at + 2].copy_from_slice(&DIGIT_PAIRS[d..d + 2]);
     }
-    n
+    if x >= 10 {
+        let d = 2 * x as usize;
+        at -= 2;
+        buf[at..at + 2].copy_from_slice(&DIGIT_PAIRS[d..d + 2]);
+    } else {
+        at -= 1;
+        buf[at] = b'0' + x as u8;
+    }
+    at
 }
+
+/// "00" to "99".
+const DIGIT_PAIRS: [u8; 200] = {
+    let mut t = [0u8; 200];
+    let mut i = 0;
+    while i < 100 {
+        t[2 * i] = b'0' + (i / 10) as u8;
+        t[2 * i + 1] = b'0' + (i % 10) as u8;
+        i += 1;
+    }
+    t
+};
 
 impl Leases {
     /// `limit` in 1..=100,000, `lease_ms` in 1..=10^12.
@@ -751,8 +766,9 @@ impl Leases {
             }
         };
         let mut reset = 0;
-        let mut change =
-            Some(r.write_around(LeaseChangeKind::Acquire, Some(new_id), Some(deadline), next_seq, &mut reset));
+        // The new id is not live (a live one renews, above), so no live
+        // lease has it: the last deadline need not leave one out.
+        let mut change = Some(r.write_around(LeaseChangeKind::Acquire, None, Some(deadline), next_seq, &mut reset));
         if let Some(c) = &mut change {
             c.op = LeaseOp::Add(Lease { id: *new_id, deadline_ns: deadline, lease_ms: self.lease_ms, units: cost });
         }
@@ -804,3 +820,21 @@ fn check_lease_ms(lease_ms: u64) -> Result<(), ParamError> {
 
 pub use super::lease_block::{LeaseBlock, LEASE_BLOCK_HEADER_WORDS, MAX_LEASE_CAPACITY};
 pub use super::lease_vec::LeaseVec;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn generated_ids_are_ms_dash_seq_in_decimal() {
+        let ms = [0, 1, 9, 10, 99, 100, 101, 999, 1000, 1_796_041_348_922, 9_999_999_999_999, u64::MAX / NS_PER_MS];
+        let seqs = [0, 1, 9, 10, 11, 99, 100, 12_345, 999_999_999, 1_000_000_000, u64::MAX];
+        for &m in &ms {
+            for &q in &seqs {
+                let id = generated_id((m * NS_PER_MS).saturating_add(999_999), q);
+                assert_eq!(id.as_bytes(), format!("{m}-{q}").as_bytes());
+                assert!(id.bytes[id.len()..].iter().all(|&b| b == 0));
+            }
+        }
+    }
+}

@@ -240,9 +240,19 @@ impl<W: Deref<Target = [u64]>> LeaseBlock<W> {
         id[..self.id_words()].copy_from_slice(self.id_slice(s));
         Key { d: self.deadline(s), id, len: self.id_len(s) as u8 }
     }
-    /// Slot `s`'s key against `k`.
+    /// Slot `s`'s key against `k`. (Inlined: deadlines nearly always
+    /// differ, and then that is the answer.)
+    #[inline(always)]
     fn cmp(&self, s: u32, k: &Key) -> Ordering {
-        self.deadline(s).cmp(&k.d).then_with(|| {
+        let d = self.deadline(s);
+        if d != k.d {
+            return d.cmp(&k.d);
+        }
+        self.cmp_ids(s, k)
+    }
+    #[inline(never)]
+    fn cmp_ids(&self, s: u32, k: &Key) -> Ordering {
+        Ordering::Equal.then_with(|| {
             let ids = self.id_slice(s);
             // Past both the slot's words and the key's id, every word is zero.
             let n = ids.len().max(usize::from(k.len).div_ceil(8)).min(MAX_ID_WORDS);
@@ -348,27 +358,64 @@ impl<W: Deref<Target = [u64]>> LeaseBlock<W> {
         }
         n
     }
-    fn tree_insert(&mut self, n: u32, s: u32, k: &Key, depth: usize) -> u32
+    /// Links slot `s` (written, its key `k`) into the tree under `root`;
+    /// the new root. Iterative: one walk down, recording the path, then up
+    /// it, rebalancing while the height below changes and only adding the
+    /// new units to each sum above that (no height there can change).
+    fn tree_insert(&mut self, root: u32, s: u32, k: &Key) -> u32
     where
         W: DerefMut,
     {
-        if n == NIL {
-            self.set_kids(s, NIL, NIL);
-            self.fix(s);
-            return s;
+        self.set_kids(s, NIL, NIL);
+        self.fix_with(s, 0, 0);
+        let units = self.units_of(s);
+        // The nodes walked through, and a bit per node: went left.
+        let mut path = [0u32; MAX_DEPTH];
+        let mut lefts = 0u64;
+        let (mut n, mut depth) = (root, 0);
+        while n != NIL {
+            if depth == MAX_DEPTH {
+                // Only a corrupted block is this deep: leave it as it is.
+                return root;
+            }
+            let left = self.cmp(n, k) == Ordering::Greater;
+            path[depth] = n;
+            lefts |= u64::from(left) << depth;
+            depth += 1;
+            let (l, r) = self.kids(n);
+            n = if left { l } else { r };
         }
-        if depth > MAX_DEPTH {
-            return n;
+        // `child`: the new root of the subtree below the next node up;
+        // `moved`: whether that subtree's root or height changed.
+        let (mut child, mut moved) = (s, true);
+        for (i, &p) in path[..depth].iter().enumerate().rev() {
+            let left = lefts >> i & 1 == 1;
+            if !moved {
+                let at = self.base(p) + 3;
+                self.w[at] += units;
+                continue;
+            }
+            let (l, r) = self.kids(p);
+            let h = self.height(p);
+            if left {
+                self.set_kids(p, child, r);
+            } else {
+                self.set_kids(p, l, child);
+            }
+            let top = self.balance(p);
+            moved = top != p || self.height(p) != h;
+            if top != p {
+                // A rotation: the parent (next up) links the new top.
+                child = top;
+                continue;
+            }
+            child = p;
         }
-        let (l, r) = self.kids(n);
-        if self.cmp(n, k) == Ordering::Greater {
-            let l2 = self.tree_insert(l, s, k, depth + 1);
-            self.set_kids(n, l2, r);
+        if moved {
+            child
         } else {
-            let r2 = self.tree_insert(r, s, k, depth + 1);
-            self.set_kids(n, l, r2);
+            root
         }
-        self.balance(n)
     }
     /// Unlinks the first node of the subtree: (new subtree, the node).
     fn tree_remove_first(&mut self, n: u32, depth: usize) -> (u32, u32)
@@ -454,21 +501,27 @@ impl<W: Deref<Target = [u64]>> LeaseBlock<W> {
     }
     /// The index entry and slot of the id of `k`.
     fn index_find(&self, k: &Key) -> Option<(usize, u32)> {
+        self.index_probe(k).err()
+    }
+    /// Probes the index for the id of `k`: `Err` with its entry and slot if
+    /// a slot holds it, else `Ok` with the empty entry where it would go
+    /// (`Ok(usize::MAX)` for a full table, which a block never has).
+    fn index_probe(&self, k: &Key) -> Result<usize, (usize, u32)> {
         let mask = self.table() - 1;
         let n = (k.len as usize).div_ceil(8);
         let mut j = hash_words(&k.id[..n], u64::from(k.len)) as usize & mask;
         for _ in 0..self.table() {
             let v = self.entry(j);
             if v == 0 {
-                return None;
+                return Ok(j);
             }
             let s = v - 1;
             if (s as usize) < self.len() && self.same_id(s, k) {
-                return Some((j, s));
+                return Err((j, s));
             }
             j = (j + 1) & mask;
         }
-        None
+        Ok(usize::MAX)
     }
     fn index_insert(&mut self, s: u32)
     where
@@ -868,20 +921,33 @@ impl<W: DerefMut<Target = [u64]>> LeaseStore for LeaseBlock<W> {
         self.free_slot(s);
     }
     /// The caller has made room ([`LeaseBlock::needs_room`]); a lease that
-    /// does not fit is dropped, never written out of bounds.
+    /// does not fit is dropped, never written out of bounds. One probe of
+    /// the index finds both a lease of the same id (then removed first) and
+    /// the entry the new one takes.
     fn insert(&mut self, lease: &Lease) {
+        let k = Key::of(lease);
+        let j = match self.index_probe(&k) {
+            Ok(j) => j,
+            Err(_) => {
+                self.remove(&lease.id);
+                match self.index_probe(&k) {
+                    Ok(j) => j,
+                    Err(_) => return,
+                }
+            }
+        };
         let s = self.len();
-        if s >= self.capacity() || lease.id.words_needed() > self.id_words() || !lease.in_range() {
+        if s >= self.capacity() || j >= self.table() || lease.id.words_needed() > self.id_words() || !lease.in_range()
+        {
             debug_assert!(false, "a lease inserted without room");
             return;
         }
         let s = s as u32;
-        let k = Key::of(lease);
         self.write_slot(s, lease, &k.id);
         self.w[0] += 1;
-        let root = self.tree_insert(self.root(), s, &k, 0);
+        let root = self.tree_insert(self.root(), s, &k);
         self.set_root(root);
-        self.index_insert(s);
+        self.set_entry(j, s + 1);
     }
     fn renew(&mut self, id: &LeaseId, deadline_ns: u64, lease_ms: u64) {
         let probe = Key { d: 0, id: id.words(), len: id.len };
@@ -902,7 +968,7 @@ impl<W: DerefMut<Target = [u64]>> LeaseStore for LeaseBlock<W> {
         self.w[at] = deadline_ns;
         self.w[at + 1] = (self.w[at + 1] & !((1 << LEASE_MS_BITS) - 1)) | lease_ms;
         k.d = deadline_ns;
-        let root = self.tree_insert(root, s, &k, 0);
+        let root = self.tree_insert(root, s, &k);
         self.set_root(root);
     }
     fn clamp(&mut self, t_ns: u64) {
@@ -912,7 +978,7 @@ impl<W: DerefMut<Target = [u64]>> LeaseStore for LeaseBlock<W> {
                 let root = self.tree_remove(self.root(), &self.key(s), 0);
                 l.deadline_ns = l.deadline_at(t_ns);
                 self.write_slot(s, &l, &l.id.words());
-                let root = self.tree_insert(root, s, &Key::of(&l), 0);
+                let root = self.tree_insert(root, s, &Key::of(&l));
                 self.set_root(root);
             }
         }

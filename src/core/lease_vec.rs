@@ -19,6 +19,12 @@ impl LeaseVec {
         Self { header: LeaseHeader { next_seq: 0, last_ns: 0 }, leases: Vec::new() }
     }
 
+    /// A set of these leases (of distinct ids) and this header.
+    pub fn from_leases(header: LeaseHeader, mut leases: Vec<Lease>) -> Self {
+        leases.sort_by(|a, b| a.order(b));
+        Self { header, leases }
+    }
+
     /// The leases in order.
     pub fn leases(&self) -> &[Lease] {
         &self.leases
@@ -83,6 +89,7 @@ impl LeaseStore for LeaseVec {
         self.leases.retain(|l| l.id != *id);
     }
     fn insert(&mut self, lease: &Lease) {
+        self.remove(&lease.id);
         let at = self.place(lease);
         self.leases.insert(at, *lease);
     }
