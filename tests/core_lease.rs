@@ -880,5 +880,8 @@ fn an_added_lease_replaces_the_lease_of_its_id() {
     assert!(b.valid());
     let got: Vec<Lease> = b.iter().collect();
     assert_eq!(got, vec.leases());
-    assert_eq!(got.iter().map(|l| (l.id.as_bytes(), l.units)).collect::<Vec<_>>(), [(&b"y"[..], 1), (b"z", 1), (b"x", 2)]);
+    assert_eq!(
+        got.iter().map(|l| (l.id.as_bytes(), l.units)).collect::<Vec<_>>(),
+        [(&b"y"[..], 1), (b"z", 1), (b"x", 2)]
+    );
 }

@@ -937,8 +937,7 @@ impl<W: DerefMut<Target = [u64]>> LeaseStore for LeaseBlock<W> {
             }
         };
         let s = self.len();
-        if s >= self.capacity() || j >= self.table() || lease.id.words_needed() > self.id_words() || !lease.in_range()
-        {
+        if s >= self.capacity() || j >= self.table() || lease.id.words_needed() > self.id_words() || !lease.in_range() {
             debug_assert!(false, "a lease inserted without room");
             return;
         }
