@@ -180,7 +180,7 @@ fn lease(c: &mut Criterion) {
                 let o = leases.acquire(Some(&LeaseBlock::open(&mut rolling[..]).unwrap()), black_box(now), 1, None, 0);
                 let c = o.change.unwrap();
                 apply_lease(&mut rolling, &c);
-                let id = o.lease.unwrap();
+                let id = o.lease().unwrap();
                 let r = Leases::release(Some(&LeaseBlock::open(&mut rolling[..]).unwrap()), now, &id);
                 apply_lease(&mut rolling, &r.change.unwrap());
             })

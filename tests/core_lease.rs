@@ -371,7 +371,7 @@ fn run(limit0: u64, lease0: u64, steps: &[Step]) -> Result<(), TestCaseError> {
                     o,
                     want
                 );
-                prop_assert_eq!(o.lease.map(|l| l.as_bytes().to_vec()), want.lease.clone(), "lease: {}", &ctx);
+                prop_assert_eq!(o.lease().map(|l| l.as_bytes().to_vec()), want.lease.clone(), "lease: {}", &ctx);
                 prop_assert_eq!(o.change.is_some(), want.write.is_some(), "writes: {} {:?}", &ctx, o);
                 let Some(c) = o.change else { continue };
                 let kind_ok = if d.allowed && *cost > 0 { LeaseChangeKind::Acquire } else { LeaseChangeKind::Repair };
@@ -382,7 +382,7 @@ fn run(limit0: u64, lease0: u64, steps: &[Step]) -> Result<(), TestCaseError> {
                 if *peek {
                     continue;
                 }
-                if let (Some(l), None) = (o.lease, name) {
+                if let (Some(l), None) = (o.lease(), name) {
                     w.generated.push(l.as_bytes().to_vec());
                 }
                 w.write(c, want.write.unwrap(), &ctx)?;
@@ -555,7 +555,7 @@ fn an_id_acquire_renews_and_never_takes_a_second_slot() {
     let job = id("job-42");
     let mut block = None;
     let o = leases.acquire(None::<&LeaseVec>, T0, 2, Some(&job), 0);
-    assert_eq!(o.lease, Some(job));
+    assert_eq!(o.lease(), Some(job));
     apply(&mut block, o.change);
     for k in 1..5u64 {
         let now = T0 + k * 100 * MS;
@@ -563,7 +563,7 @@ fn an_id_acquire_renews_and_never_takes_a_second_slot() {
         // its cost, and renews; it keeps its units.
         let o = leases.acquire(Some(&open(&mut block)), now, 5, Some(&job), 0);
         let d = o.decision;
-        assert_eq!((d.allowed, d.remaining, d.reset_after_ms, o.lease), (true, 0, 1000, Some(job)));
+        assert_eq!((d.allowed, d.remaining, d.reset_after_ms, o.lease()), (true, 0, 1000, Some(job)));
         assert!(matches!(o.change.unwrap().op, LeaseOp::Renew { .. }));
         apply(&mut block, o.change);
         let b = open(&mut block);
@@ -572,7 +572,7 @@ fn an_id_acquire_renews_and_never_takes_a_second_slot() {
     // Another id is denied; COST 0 with the id reads and never renews.
     assert!(!leases.acquire(Some(&open(&mut block)), T0 + 500 * MS, 1, Some(&id("other")), 0).decision.allowed);
     let o = leases.acquire(Some(&open(&mut block)), T0 + 500 * MS, 0, Some(&job), 0);
-    assert_eq!((o.decision.allowed, o.lease, o.change), (true, None, None));
+    assert_eq!((o.decision.allowed, o.lease(), o.change), (true, None, None));
     // Once expired, the same id takes a new lease (the old one is dropped).
     let o = leases.acquire(Some(&open(&mut block)), T0 + 1400 * MS, 1, Some(&job), 0);
     let c = o.change.unwrap();
@@ -593,14 +593,14 @@ fn generated_ids_never_repeat_on_a_key() {
         // The same ms over and over, and times going back.
         let now = T0 + (k % 7) * MS / 3;
         let o = leases.acquire(Some(&vec), now, 1, None, 5);
-        let l = o.lease.unwrap();
+        let l = o.lease().unwrap();
         assert!(seen.insert(l.as_bytes().to_vec()), "{l:?} repeated");
         assert_ne!(l.as_bytes(), b"1800000000000-5");
         o.change.unwrap().apply(&mut vec);
     }
     // A new key starts its sequence at the seed.
     let o = leases.acquire(None::<&LeaseVec>, T0, 1, None, 12);
-    assert_eq!(o.lease.unwrap().as_bytes(), b"1800000000000-12");
+    assert_eq!(o.lease().unwrap().as_bytes(), b"1800000000000-12");
 }
 
 #[test]
@@ -611,7 +611,7 @@ fn release_ends_a_live_lease_and_the_last_one_deletes_the_key() {
     apply(&mut block, a.change);
     let b = leases.acquire(Some(&open(&mut block)), T0 + MS, 1, None, 0);
     apply(&mut block, b.change);
-    let (a, b) = (a.lease.unwrap(), b.lease.unwrap());
+    let (a, b) = (a.lease().unwrap(), b.lease().unwrap());
     let r = Leases::release(Some(&open(&mut block)), T0 + 2 * MS, &a);
     assert!(r.ok);
     let c = r.change.unwrap();
@@ -638,7 +638,7 @@ fn renew_moves_the_deadline_and_the_expiry() {
     let mut block = None;
     let o = leases.acquire(None::<&LeaseVec>, T0, 1, None, 0);
     apply(&mut block, o.change);
-    let l = o.lease.unwrap();
+    let l = o.lease().unwrap();
     let r = Leases::renew(Some(&open(&mut block)), T0 + 900 * MS, &l, 5000).unwrap();
     let c = r.change.unwrap();
     assert_eq!((r.ok, c.kind, c.expire_at_ms), (true, LeaseChangeKind::Renew, (T0 + 5900 * MS) / MS));

@@ -74,6 +74,9 @@ pub struct LeaseId {
 }
 
 impl LeaseId {
+    /// No id (length 0): a placeholder, overwritten before any use.
+    pub(super) const EMPTY: Self = Self { len: 0, bytes: [0; MAX_ID_LEN] };
+
     /// `None` unless `bytes` is 1 to 128 bytes long.
     pub fn new(bytes: &[u8]) -> Option<Self> {
         if bytes.is_empty() || bytes.len() > MAX_ID_LEN {
@@ -448,10 +451,19 @@ impl LeaseChange {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct AcquireOutcome {
     pub decision: Decision,
-    /// The lease id to answer: the new lease's, or the renewed one's; `None`
-    /// when not allowed and for COST 0.
-    pub lease: Option<LeaseId>,
     pub change: Option<LeaseChange>,
+}
+
+impl AcquireOutcome {
+    /// The lease id to answer: the new lease's, or the renewed one's; `None`
+    /// when not allowed and for COST 0 (the change adds or renews nothing).
+    pub fn lease(&self) -> Option<LeaseId> {
+        match self.change.as_ref()?.op {
+            LeaseOp::Add(ref l) => Some(l.id),
+            LeaseOp::Renew { id, .. } => Some(id),
+            LeaseOp::None | LeaseOp::Release(_) => None,
+        }
+    }
 }
 
 /// The reply to `RL.RELEASE` / `RL.RENEW` (1 or 0) and the change to store
@@ -635,17 +647,18 @@ fn reset_ms(last: Option<u64>, now: u64) -> u64 {
     last.map_or(0, |d| d.saturating_sub(now).div_ceil(NS_PER_MS))
 }
 
-/// Writes `<now_ms>-<seq>` in ASCII decimal (at most 41 bytes), two digits
-/// at a time from the end.
-fn generated_id(now_ns: u64, seq: u64) -> LeaseId {
+/// Writes `<now_ms>-<seq>` in ASCII decimal (at most 41 bytes) into `id`,
+/// two digits at a time from the end.
+fn generated_id(id: &mut LeaseId, now_ns: u64, seq: u64) {
     let mut buf = [0u8; 41];
     let mut at = put_decimal(&mut buf, 41, seq);
     at -= 1;
     buf[at] = b'-';
     let at = put_decimal(&mut buf, at, now_ns / NS_PER_MS);
-    let mut id = LeaseId { len: (buf.len() - at) as u8, bytes: [0; MAX_ID_LEN] };
+    // Past the new length, zero (every id has one encoding).
+    id.bytes[..usize::from(id.len).max(48)].fill(0);
     id.bytes[..buf.len() - at].copy_from_slice(&buf[at..]);
-    id
+    id.len = (buf.len() - at) as u8;
 }
 
 /// Writes `x` in decimal to end at `buf[end]` (exclusive); where it starts.
@@ -729,7 +742,7 @@ impl Leases {
                 reset = reset_ms(r.last(None), now_ns);
                 None
             };
-            AcquireOutcome { decision: decision(allowed, r.live, retry, reset), lease: None, change }
+            AcquireOutcome { decision: decision(allowed, r.live, retry, reset), change }
         };
         if cost == 0 {
             return read_only(true, 0);
@@ -738,7 +751,7 @@ impl Leases {
             let op = LeaseOp::Renew { id: *id, deadline_ns: deadline, lease_ms: self.lease_ms };
             let mut reset = 0;
             let change = Some(r.write(LeaseChangeKind::Acquire, op, r.header.next_seq, &mut reset));
-            return AcquireOutcome { decision: decision(true, r.live, 0, reset), lease: Some(*id), change };
+            return AcquireOutcome { decision: decision(true, r.live, 0, reset), change };
         }
         if cost > limit {
             return read_only(false, -1);
@@ -746,33 +759,32 @@ impl Leases {
         if r.live + cost > limit {
             return read_only(false, r.wait_ms(r.live + cost - limit));
         }
-        let generated;
-        let (new_id, next_seq) = match id {
-            Some(id) => (id, r.header.next_seq),
-            None => {
-                // Skips a sequence number whose id a live client-named lease
-                // holds: at most one step per live lease.
-                let mut seq = r.header.next_seq;
-                let mut id = generated_id(now_ns, seq);
-                for _ in 0..=store.map_or(0, |s| s.len()) {
-                    if !r.live(&id) {
-                        break;
-                    }
-                    seq = seq.wrapping_add(1);
-                    id = generated_id(now_ns, seq);
-                }
-                generated = id;
-                (&generated, seq.wrapping_add(1))
-            }
-        };
         let mut reset = 0;
         // The new id is not live (a live one renews, above), so no live
         // lease has it: the last deadline need not leave one out.
-        let mut change = Some(r.write_around(LeaseChangeKind::Acquire, None, Some(deadline), next_seq, &mut reset));
-        if let Some(c) = &mut change {
-            c.op = LeaseOp::Add(Lease { id: *new_id, deadline_ns: deadline, lease_ms: self.lease_ms, units: cost });
+        let mut c = r.write_around(LeaseChangeKind::Acquire, None, Some(deadline), r.header.next_seq, &mut reset);
+        // The lease is made where the change keeps it (an id is 129 bytes).
+        c.op = LeaseOp::Add(Lease { id: LeaseId::EMPTY, deadline_ns: deadline, lease_ms: self.lease_ms, units: cost });
+        if let LeaseOp::Add(l) = &mut c.op {
+            match id {
+                Some(id) => l.id = *id,
+                None => {
+                    // Skips a sequence number whose id a live client-named
+                    // lease holds: at most one step per live lease.
+                    let mut seq = r.header.next_seq;
+                    generated_id(&mut l.id, now_ns, seq);
+                    for _ in 0..=store.map_or(0, |s| s.len()) {
+                        if !r.live(&l.id) {
+                            break;
+                        }
+                        seq = seq.wrapping_add(1);
+                        generated_id(&mut l.id, now_ns, seq);
+                    }
+                    c.header.next_seq = seq.wrapping_add(1);
+                }
+            }
         }
-        AcquireOutcome { decision: decision(true, r.live + cost, 0, reset), lease: Some(*new_id), change }
+        AcquireOutcome { decision: decision(true, r.live + cost, 0, reset), change: Some(c) }
     }
 
     /// `RL.RELEASE key id`: ends a live lease (1), else 0 and no write.
@@ -831,7 +843,9 @@ mod tests {
         let seqs = [0, 1, 9, 10, 11, 99, 100, 12_345, 999_999_999, 1_000_000_000, u64::MAX];
         for &m in &ms {
             for &q in &seqs {
-                let id = generated_id((m * NS_PER_MS).saturating_add(999_999), q);
+                // Over a longer id, to see the bytes past the new one zeroed.
+                let mut id = LeaseId::new(&[b'z'; 128]).unwrap();
+                generated_id(&mut id, (m * NS_PER_MS).saturating_add(999_999), q);
                 assert_eq!(id.as_bytes(), format!("{m}-{q}").as_bytes());
                 assert!(id.bytes[id.len()..].iter().all(|&b| b == 0));
             }
