@@ -8,9 +8,7 @@
 mod common;
 
 use common::limiter::{dump, err_of, exists, pttl, raw, rl, Reply};
-use common::replication::{
-    aof_file, apply_payloads, assert_same_state, digest, pexpiretime, snapshot, start_replica, wait_for_replica_offset,
-};
+use common::replication::{assert_same_state, digest, pexpiretime, replica_and_aof_replay, snapshot};
 use common::{Server, ServerOptions, T0_MS};
 use proptest::prelude::*;
 use redis::{Connection, Value};
@@ -356,39 +354,16 @@ fn workload(s: &Server, c: &mut Connection, keys: usize, calls: u64) {
 
 #[test]
 fn replicas_and_aof_replay_hold_the_masters_logs() {
-    // No RDB preamble: the rewrite writes each log as RL.APPLY's whole-log payload.
-    let mut master =
-        frozen_server_with(&["--appendonly", "yes", "--appendfsync", "always", "--aof-use-rdb-preamble", "no"]);
-    let replica = start_replica(&master, ServerOptions { fake_clock: true, ..Default::default() });
     // The replica's own clock is elsewhere: it stores what the master decided.
-    replica.clock.as_ref().unwrap().freeze_at_ms(T0_MS + 777);
-    let mut m = master.conn();
-    workload(&master, &mut m, 6, 3000);
-    wait_for_replica_offset(&mut m);
-    let expected = snapshot(&mut m);
-    assert!(expected.len() >= 4, "{expected:?}");
-    assert_same_state("replica", &expected, &snapshot(&mut replica.conn()));
+    let copies = replica_and_aof_replay(T0_MS + 777, |master, m| workload(master, m, 6, 3000));
+    assert!(copies.expected.len() >= 4, "{:?}", copies.expected);
     // What was propagated: each write's change (89 bytes), never a whole
     // log, though the logs held up to 40 entries.
-    let payloads = apply_payloads(&aof_file(&master, ".incr.aof"));
+    let payloads = &copies.propagated;
     assert!(payloads.len() > 1000, "{} effects", payloads.len());
     assert!(payloads.iter().all(|p| p.len() == 89 && p[0] == b'l'), "{:?}", payloads.iter().find(|p| p.len() != 89));
-    drop(m);
-    master.restart();
-    assert_same_state("AOF replay", &expected, &snapshot(&mut master.conn()));
     // After a rewrite the AOF holds each whole log once.
-    let mut m = master.conn();
-    let _: () = redis::cmd("BGREWRITEAOF").query(&mut m).unwrap_or(());
-    common::replication::wait_until("the AOF rewrite", std::time::Duration::from_secs(20), || {
-        common::replication::info_u64(&mut m, "persistence", "aof_rewrite_in_progress") == 0
-            && common::replication::info_u64(&mut m, "persistence", "aof_rewrite_scheduled") == 0
-    });
-    let whole = apply_payloads(&aof_file(&master, ".base."));
-    assert_eq!(whole.len(), expected.len(), "one RL.APPLY per key in the rewritten AOF");
-    assert!(whole.iter().all(|p| p[0] == b'L'));
-    drop(m);
-    master.restart();
-    assert_same_state("rewritten AOF replay", &expected, &snapshot(&mut master.conn()));
+    assert!(copies.rewritten.iter().all(|p| p[0] == b'L'));
 }
 
 #[test]

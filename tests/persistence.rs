@@ -7,10 +7,9 @@
 mod common;
 
 use std::fs;
-use std::time::Duration;
 
 use common::limiter::{exists, rl};
-use common::replication::{assert_same_state, info_field, mixed_workload, snapshot, wait_until, Snapshot, Workload};
+use common::replication::{aof_file, assert_same_state, mixed_workload, rewrite_aof, snapshot, Snapshot, Workload};
 use common::{Server, ServerOptions, T0_MS};
 
 fn frozen_server(extra_args: &[&str]) -> Server {
@@ -61,54 +60,21 @@ fn assert_restored(s: &Server, what: &str, before: &Snapshot, prefix: &str) {
     assert_same_state(what, before, &snapshot(&mut c));
 }
 
-/// The incremental AOF file (Redis 7: `appendonlydir/*.incr.aof`).
-fn aof_incr(s: &Server) -> Vec<u8> {
-    let dir = s.dir().join("appendonlydir");
-    let incr = fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .flatten()
-        .map(|e| e.path())
-        .find(|p| p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.ends_with(".incr.aof")))
-        .expect("no incremental AOF file");
-    fs::read(incr).expect("read the incremental AOF file")
-}
-
 #[test]
 fn every_key_holds_the_same_state_after_kill_9_and_an_aof_replay() {
     let mut s = frozen_server(&AOF_ALWAYS);
     workload(&s, "aof:");
     let before = lasting_state(&s, "aof:");
-    let aof = aof_incr(&s);
+    let aof = aof_file(&s, ".incr.aof");
     assert!(contains(&aof, b"RL.APPLY"), "the AOF holds no RL.APPLY");
     kill_and_restart_later(&mut s);
     assert_loaded_from(&s, "DB loaded from append only file");
     assert_restored(&s, "after an AOF replay", &before, "aof:");
     // Replaying appended nothing of ours (only the server's own DEL of the
     // short-lived key, which expired while the server was down).
-    let after = aof_incr(&s);
+    let after = aof_file(&s, ".incr.aof");
     assert!(after.starts_with(&aof), "the AOF was rewritten");
     assert!(!contains(&after[aof.len()..], b"RL.APPLY"), "replaying the AOF appended to it");
-}
-
-fn wait_for_aof_rewrite(s: &Server) {
-    let mut c = s.conn();
-    wait_until("BGREWRITEAOF to finish", Duration::from_secs(10), || {
-        info_field(&mut c, "persistence", "aof_rewrite_in_progress").as_deref() == Some("0")
-            && info_field(&mut c, "persistence", "aof_rewrite_scheduled").as_deref() == Some("0")
-    });
-    assert_eq!(info_field(&mut c, "persistence", "aof_last_bgrewrite_status").as_deref(), Some("ok"));
-}
-
-/// The base file of the multi-part AOF (Redis 7): `appendonlydir/*.base.*`.
-fn aof_base(s: &Server) -> Vec<u8> {
-    let dir = s.dir().join("appendonlydir");
-    let base = fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .flatten()
-        .map(|e| e.path())
-        .find(|p| p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.contains(".base.")))
-        .expect("no AOF base file");
-    fs::read(base).expect("read the AOF base file")
 }
 
 fn contains(haystack: &[u8], needle: &[u8]) -> bool {
@@ -122,9 +88,8 @@ fn every_key_holds_the_same_state_after_an_aof_rewrite_and_a_restart() {
         let mut s = frozen_server(&[&AOF_ALWAYS[..], &["--aof-use-rdb-preamble", preamble]].concat());
         let mut c = s.conn();
         mixed_workload(&mut c, s.clock.as_ref().unwrap(), &format!("{prefix}a"), 15, 3);
-        let _: String = redis::cmd("BGREWRITEAOF").query(&mut c).expect("BGREWRITEAOF");
-        wait_for_aof_rewrite(&s);
-        let base = aof_base(&s);
+        rewrite_aof(&s);
+        let base = aof_file(&s, ".base.");
         if preamble == "no" {
             // The module's rewrite callback wrote the keys as RL.APPLY, and
             // the server added their absolute expiry.

@@ -9,7 +9,7 @@ mod common;
 
 use common::limiter::rl;
 use common::replication::{
-    assert_same_state, info_u64, snapshot, start_replica, wait_for_replica_offset, wait_for_sync,
+    assert_same_state, info_u64, snapshot, start_replica, wait_for_aof_rewrite, wait_for_replica_offset, wait_for_sync,
 };
 use common::{Server, ServerOptions};
 
@@ -81,11 +81,8 @@ fn an_aof_switched_on_at_run_time_holds_every_key_when_replayed() {
     writes(&mut c, "before", 10);
     let _: () = redis::cmd("CONFIG").arg("SET").arg("appendonly").arg("yes").query(&mut c).unwrap();
     // The switch rewrites the AOF from the data set; wait until it is done.
-    common::replication::wait_until("the AOF rewrite", std::time::Duration::from_secs(10), || {
-        info_u64(&mut c, "persistence", "aof_rewrite_in_progress") == 0
-            && info_u64(&mut c, "persistence", "aof_rewrite_scheduled") == 0
-            && common::replication::info_field(&mut c, "persistence", "aof_enabled").as_deref() == Some("1")
-    });
+    wait_for_aof_rewrite(&s);
+    assert_eq!(info_u64(&mut c, "persistence", "aof_enabled"), 1);
     writes(&mut c, "after", 10);
     writes(&mut c, "before", 10);
     assert_eq!(effects(&mut c), 60);

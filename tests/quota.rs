@@ -2,7 +2,7 @@
 //! in Europe/Berlin across both DST changes (reset and retry to the exact
 //! window end, PEXPIRETIME equal to it), fixed windows in ms, a month end,
 //! errors that write nothing, PEEK and COST 0, RL.ALL with a rate limit and
-//! a quota, RL.PEEK QUOTA, and replica and AOF equality.
+//! a quota, RL.PEEK QUOTA, and replica, AOF and rewritten-AOF equality.
 //!
 //! The expected window bounds are written out as instants (checked against
 //! the zone rules by hand: EU summer time starts on the last Sunday of March
@@ -12,7 +12,7 @@
 mod common;
 
 use common::limiter::{dump, err_of, exists, pttl, raw, rl, Reply};
-use common::replication::{assert_same_state, pexpiretime, snapshot, start_replica, wait_for_replica_offset};
+use common::replication::{pexpiretime, replica_and_aof_replay};
 use common::{Server, ServerOptions, T0_MS};
 use redis::{Connection, Value};
 
@@ -218,29 +218,22 @@ fn rl_all_combines_a_rate_limit_with_a_monthly_quota() {
 
 #[test]
 fn replicas_and_the_aof_hold_the_same_quota_state() {
-    let mut master = frozen_server_with(&["--appendonly", "yes", "--appendfsync", "always"]);
-    let replica = start_replica(&master, ServerOptions { fake_clock: true, ..Default::default() });
-    replica.clock.as_ref().unwrap().freeze_at_ms(T0_MS + 50);
-    let mut m = master.conn();
-    let zones = ["UTC", "Europe/Berlin", "America/New_York", "Australia/Lord_Howe", "Asia/Kathmandu"];
-    for (i, unit) in ["HOUR", "DAY", "WEEK", "MONTH", "YEAR"].iter().enumerate() {
-        for (j, zone) in zones.iter().enumerate() {
-            let key = format!("q:{unit}:{zone}");
-            for _ in 0..=(i + j) % 3 {
-                assert!(rl(&mut m, &format!("RL.QUOTA {key} 3 {unit} TZ {zone}")).allowed);
+    // The replica's own clock is 50 ms ahead: it stores what the master
+    // decided. The master replays its AOF, then its rewritten AOF.
+    let copies = replica_and_aof_replay(T0_MS + 50, |_, m| {
+        let zones = ["UTC", "Europe/Berlin", "America/New_York", "Australia/Lord_Howe", "Asia/Kathmandu"];
+        for (i, unit) in ["HOUR", "DAY", "WEEK", "MONTH", "YEAR"].iter().enumerate() {
+            for (j, zone) in zones.iter().enumerate() {
+                let key = format!("q:{unit}:{zone}");
+                for _ in 0..=(i + j) % 3 {
+                    assert!(rl(m, &format!("RL.QUOTA {key} 3 {unit} TZ {zone}")).allowed);
+                }
             }
         }
-    }
-    assert!(rl(&mut m, "RL.QUOTA q:fixed 3 86400000 COST 2").allowed);
-    assert!(all(&mut m, "RL.ALL 2 {x}:rate {x}:quota GCRA 10 1000 QUOTA 100000 MONTH TZ Europe/Berlin").0);
-    wait_for_replica_offset(&mut m);
-    let expected = snapshot(&mut m);
-    assert_eq!(expected.len(), 28);
-    // The replica's own clock is 50 ms ahead: it stores what the master decided.
-    assert_same_state("replica", &expected, &snapshot(&mut replica.conn()));
-    drop(m);
-    master.restart();
-    assert_same_state("AOF replay", &expected, &snapshot(&mut master.conn()));
+        assert!(rl(m, "RL.QUOTA q:fixed 3 86400000 COST 2").allowed);
+        assert!(all(m, "RL.ALL 2 {x}:rate {x}:quota GCRA 10 1000 QUOTA 100000 MONTH TZ Europe/Berlin").0);
+    });
+    assert_eq!(copies.expected.len(), 28);
 }
 
 #[test]

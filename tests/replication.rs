@@ -7,8 +7,8 @@ mod common;
 
 use common::limiter::rl;
 use common::replication::{
-    assert_same_state, command_calls, info_field, master_offset, mixed_workload, run_clock_from, snapshot,
-    start_replica, wait_for_replica_offset, wait_for_sync, wait_until, SYNC_DEADLINE,
+    assert_same_state, command_calls, master_offset, mixed_workload, run_clock_from, snapshot, start_replica,
+    wait_for_aof_rewrite, wait_for_replica_offset, wait_for_sync,
 };
 use common::{epoch_ms_now, Server, ServerOptions, T0_MS};
 
@@ -162,11 +162,8 @@ fn a_replica_with_appendonly_keeps_the_state_it_applied_in_its_own_aof() {
     );
     run_clock_from(replica.clock.as_ref().unwrap(), T0_MS - 3_600_000);
     // The replica rewrites its AOF after the full sync; let that finish.
+    wait_for_aof_rewrite(&replica);
     let mut r = replica.conn();
-    wait_until("the replica's AOF rewrite after the sync", SYNC_DEADLINE, || {
-        info_field(&mut r, "persistence", "aof_rewrite_in_progress").as_deref() == Some("0")
-            && info_field(&mut r, "persistence", "aof_rewrite_scheduled").as_deref() == Some("0")
-    });
 
     let mut m = master.conn();
     mixed_workload(&mut m, master.clock.as_ref().unwrap(), "k:", 20, 3);

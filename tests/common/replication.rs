@@ -310,6 +310,31 @@ pub fn mixed_workload(
     w
 }
 
+/// How long an AOF rewrite may take.
+pub const AOF_REWRITE_DEADLINE: Duration = Duration::from_secs(20);
+
+/// Waits (bounded) until no AOF rewrite is in progress or scheduled on `s`,
+/// and asserts the last one succeeded (`aof_last_bgrewrite_status:ok`).
+pub fn wait_for_aof_rewrite(s: &Server) {
+    let mut c = s.conn();
+    wait_until("the AOF rewrite to finish", AOF_REWRITE_DEADLINE, || {
+        info_field(&mut c, "persistence", "aof_rewrite_in_progress").as_deref() == Some("0")
+            && info_field(&mut c, "persistence", "aof_rewrite_scheduled").as_deref() == Some("0")
+    });
+    assert_eq!(
+        info_field(&mut c, "persistence", "aof_last_bgrewrite_status").as_deref(),
+        Some("ok"),
+        "{}",
+        s.log_tail()
+    );
+}
+
+/// `BGREWRITEAOF` on `s`, then [`wait_for_aof_rewrite`].
+pub fn rewrite_aof(s: &Server) {
+    let _: String = redis::cmd("BGREWRITEAOF").query(&mut s.conn()).expect("BGREWRITEAOF");
+    wait_for_aof_rewrite(s);
+}
+
 /// A file of the multi-part AOF whose name contains `part`.
 pub fn aof_file(s: &Server, part: &str) -> Vec<u8> {
     let dir = s.dir().join("appendonlydir");
@@ -340,4 +365,65 @@ pub fn apply_payloads(aof: &[u8]) -> Vec<Vec<u8>> {
         at = next;
     }
     out
+}
+
+/// What [`replica_and_aof_replay`] saw, for its caller's own checks.
+#[derive(Debug)]
+pub struct Copies {
+    /// Every key the master held after the workload (digest and absolute
+    /// expiry): what the replica, the AOF replay and the replay of the
+    /// rewritten AOF each held.
+    pub expected: Snapshot,
+    /// The payload of every `RL.APPLY` in the incremental AOF the workload
+    /// wrote: the effects the master propagated.
+    pub propagated: Vec<Vec<u8>>,
+    /// The payload of every `RL.APPLY` in the rewritten AOF: one per key.
+    pub rewritten: Vec<Vec<u8>>,
+}
+
+/// Every copy of a master's limiter state holds exactly that state:
+///
+/// 1. a master with `appendonly yes`, `appendfsync always` and no RDB
+///    preamble (so the rewrite writes each key as `RL.APPLY`), its clock
+///    frozen at [`T0_MS`](super::T0_MS), and a replica whose own clock is
+///    frozen at `replica_at_ms` (elsewhere: it stores what the master
+///    decided, never decides itself);
+/// 2. `workload` on the master (which moves the master's clock as it likes);
+///    once the replica has acknowledged every write, it holds the master's
+///    keys;
+/// 3. the master is killed (SIGKILL) and replays its AOF: the same keys;
+/// 4. `BGREWRITEAOF`: the rewritten AOF holds one `RL.APPLY` per key; killed
+///    again, the master replays it: the same keys.
+///
+/// Returns the master's keys and the `RL.APPLY` payloads of the AOF before
+/// and after the rewrite, for the caller's checks of its own kind.
+pub fn replica_and_aof_replay(replica_at_ms: u64, workload: impl FnOnce(&Server, &mut Connection)) -> Copies {
+    let mut master = Server::start_with(ServerOptions {
+        fake_clock: true,
+        extra_args: ["--appendonly", "yes", "--appendfsync", "always", "--aof-use-rdb-preamble", "no"]
+            .map(String::from)
+            .to_vec(),
+        ..Default::default()
+    });
+    master.clock.as_ref().expect("a fake clock").freeze_at_ms(super::T0_MS);
+    let replica = start_replica(&master, ServerOptions { fake_clock: true, ..Default::default() });
+    replica.clock.as_ref().expect("a fake clock").freeze_at_ms(replica_at_ms);
+
+    let mut m = master.conn();
+    workload(&master, &mut m);
+    wait_for_replica_offset(&mut m);
+    let expected = snapshot(&mut m);
+    assert_same_state("replica", &expected, &snapshot(&mut replica.conn()));
+    let propagated = apply_payloads(&aof_file(&master, ".incr.aof"));
+    drop(m);
+
+    master.restart();
+    assert_same_state("AOF replay", &expected, &snapshot(&mut master.conn()));
+
+    rewrite_aof(&master);
+    let rewritten = apply_payloads(&aof_file(&master, ".base."));
+    assert_eq!(rewritten.len(), expected.len(), "one RL.APPLY per key in the rewritten AOF");
+    master.restart();
+    assert_same_state("rewritten AOF replay", &expected, &snapshot(&mut master.conn()));
+    Copies { expected, propagated, rewritten }
 }
