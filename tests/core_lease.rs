@@ -590,8 +590,9 @@ fn generated_ids_never_repeat_on_a_key() {
     let c = leases.acquire(Some(&vec), T0, 1, Some(&id("1800000000000-5")), 5).change.unwrap();
     c.apply(&mut vec);
     for k in 0..300u64 {
-        // The same ms over and over, and times going back.
-        let now = T0 + (k % 7) * MS / 3;
+        // The same ms over and over (the client-named id's), and times
+        // going back within it.
+        let now = T0 + (k % 3) * MS / 3;
         let o = leases.acquire(Some(&vec), now, 1, None, 5);
         let l = o.lease().unwrap();
         assert!(seen.insert(l.as_bytes().to_vec()), "{l:?} repeated");
@@ -716,8 +717,20 @@ fn the_largest_lease_at_a_late_clock_does_not_overflow() {
     apply(&mut block, leases.acquire(None::<&LeaseVec>, now, 1, None, u64::MAX).change);
     let d = leases.acquire(Some(&open(&mut block)), now, 1, None, 0).decision;
     assert_eq!((d.retry_after_ms, d.reset_after_ms), (MAX_LEASE_MS as i64, MAX_LEASE_MS));
-    // The sequence wraps instead of overflowing.
-    assert_eq!(open(&mut block).header().next_seq, 0);
+    // The sequence stays at u64::MAX instead of overflowing, and from there
+    // each generated id is looked up: a live one is skipped, wrapping to 0.
+    assert_eq!(open(&mut block).header().next_seq, u64::MAX);
+    let leases = Leases::new(4, MAX_LEASE_MS).unwrap();
+    let mut ids = Vec::new();
+    for _ in 0..3 {
+        let o = leases.acquire(Some(&open(&mut block)), now, 1, None, 0);
+        assert!(o.decision.allowed, "{o:?}");
+        ids.push(String::from_utf8(o.lease().unwrap().as_bytes().to_vec()).unwrap());
+        apply(&mut block, o.change);
+        assert_eq!(open(&mut block).header().next_seq, u64::MAX);
+    }
+    let ms = now / MS;
+    assert_eq!(ids, [format!("{ms}-0"), format!("{ms}-1"), format!("{ms}-2")]);
 }
 
 #[test]

@@ -682,6 +682,24 @@ fn put_decimal(buf: &mut [u8; 41], end: usize, mut x: u64) -> usize {
     at
 }
 
+/// The `seq` of an id of the form a generated one takes, `<digits>-<digits>`
+/// (the second part at most `u64::MAX`); `None` for any other id.
+fn generated_seq(id: &LeaseId) -> Option<u64> {
+    let b = id.as_bytes();
+    let dash = b.iter().position(|&c| c == b'-')?;
+    let (ms, seq) = (&b[..dash], &b[dash + 1..]);
+    if ms.is_empty() || !ms.iter().all(u8::is_ascii_digit) || seq.is_empty() || seq.len() > 20 {
+        return None;
+    }
+    seq.iter().try_fold(0u64, |n, &c| {
+        if c.is_ascii_digit() {
+            n.checked_mul(10)?.checked_add(u64::from(c - b'0'))
+        } else {
+            None
+        }
+    })
+}
+
 /// "00" to "99".
 const DIGIT_PAIRS: [u8; 200] = {
     let mut t = [0u8; 200];
@@ -767,20 +785,36 @@ impl Leases {
         c.op = LeaseOp::Add(Lease { id: LeaseId::EMPTY, deadline_ns: deadline, lease_ms: self.lease_ms, units: cost });
         if let LeaseOp::Add(l) = &mut c.op {
             match id {
-                Some(id) => l.id = *id,
+                Some(id) => {
+                    l.id = *id;
+                    // An id of the generated form `<ms>-<seq>` moves the
+                    // sequence past `seq`: no id generated later on this key
+                    // can equal it (see below).
+                    if let Some(seq) = generated_seq(id) {
+                        c.header.next_seq = c.header.next_seq.max(seq.saturating_add(1));
+                    }
+                }
                 None => {
-                    // Skips a sequence number whose id a live client-named
-                    // lease holds: at most one step per live lease.
                     let mut seq = r.header.next_seq;
                     generated_id(&mut l.id, now_ns, seq);
-                    for _ in 0..=store.map_or(0, |s| s.len()) {
-                        if !r.live(&l.id) {
-                            break;
+                    // No live lease has this id: each generated one had a
+                    // smaller sequence number, and so has each client-named
+                    // one of the generated form (above), so nothing is
+                    // looked up. A sequence that has reached u64::MAX stays
+                    // there and looks instead: it skips a sequence number
+                    // whose id a live lease holds, at most one step per
+                    // live lease (wrapping to 0).
+                    if seq == u64::MAX {
+                        for _ in 0..=store.map_or(0, |s| s.len()) {
+                            if !r.live(&l.id) {
+                                break;
+                            }
+                            seq = seq.wrapping_add(1);
+                            generated_id(&mut l.id, now_ns, seq);
                         }
-                        seq = seq.wrapping_add(1);
-                        generated_id(&mut l.id, now_ns, seq);
+                    } else {
+                        c.header.next_seq = seq + 1;
                     }
-                    c.header.next_seq = seq.wrapping_add(1);
                 }
             }
         }
@@ -836,6 +870,18 @@ pub use super::lease_vec::LeaseVec;
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ids_of_the_generated_form_give_their_sequence() {
+        let seq = |s: &str| generated_seq(&LeaseId::new(s.as_bytes()).unwrap());
+        assert_eq!(seq("1800000000000-5"), Some(5));
+        assert_eq!(seq("0-0"), Some(0));
+        assert_eq!(seq("1-007"), Some(7));
+        assert_eq!(seq("1-18446744073709551615"), Some(u64::MAX));
+        for other in ["1-18446744073709551616", "-5", "5-", "a-5", "1-5x", "1-5-6", "x", "15", "1--5", "1-+5"] {
+            assert_eq!(seq(other), None, "{other}");
+        }
+    }
 
     #[test]
     fn generated_ids_are_ms_dash_seq_in_decimal() {

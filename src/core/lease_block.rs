@@ -51,6 +51,8 @@ pub struct LeaseBlock<W> {
     /// block's layout never changes; growing makes a new block).
     idw: usize,
     cap: usize,
+    /// Words per slot: `SLOT_FIXED + idw`.
+    stride: usize,
 }
 
 #[derive(Clone, Copy)]
@@ -94,7 +96,7 @@ impl<W: Deref<Target = [u64]>> LeaseBlock<W> {
             && cap <= MAX_LEASE_CAPACITY
             && len <= cap
             && if len == 0 { root == u64::from(NIL) } else { root < len as u64 };
-        fits.then_some(Self { w: words, idw, cap })
+        fits.then_some(Self { w: words, idw, cap, stride: SLOT_FIXED + idw })
     }
 
     /// Slots the block has room for.
@@ -156,7 +158,7 @@ impl<W: Deref<Target = [u64]>> LeaseBlock<W> {
         self.w[2] = u64::from(r);
     }
     fn base(&self, s: u32) -> usize {
-        LEASE_BLOCK_HEADER_WORDS + s as usize * (SLOT_FIXED + self.id_words())
+        LEASE_BLOCK_HEADER_WORDS + s as usize * self.stride
     }
     fn deadline(&self, s: u32) -> u64 {
         self.w[self.base(s)]

@@ -12,7 +12,9 @@ use std::ffi::{c_void, CStr};
 
 use redis_module::raw::{self, RedisModuleString};
 
-use crate::core::time::{Millis, Nanos};
+use std::marker::PhantomData;
+
+use crate::core::time::Nanos;
 use crate::core::{Change, Write};
 
 use super::effect::{self, Propagated};
@@ -26,12 +28,14 @@ pub const WRONGTYPE: &str = "WRONGTYPE Operation against a key holding the wrong
 /// The key holds another Redis type or another kind's state.
 pub struct WrongType;
 
-/// What was written, for [`KeyState::announce`].
+/// What was written, for [`KeyState::announce`]. (A stored state's change
+/// is not kept here: it can be as large as a lease id, and the caller
+/// still holds it when it announces.)
 #[derive(Clone, Copy)]
-enum Written<S> {
+enum Written {
     Nothing,
-    /// A write and the key's absolute expiry.
-    State(S, Millis),
+    /// A state and its expiry were stored.
+    State,
     /// A propagated effect was stored (`RL.APPLY`).
     Applied,
     /// The key was removed; `refund`: by a refund that filled the limiter
@@ -66,7 +70,8 @@ pub struct KeyState<'c, K: Kind> {
     key: Option<OpenKey<'c>>,
     /// The value the key holds (found at open, or written since).
     held: Option<*mut c_void>,
-    written: Written<K::Write>,
+    written: Written,
+    kind: PhantomData<K>,
     /// The keyspace event a write fires: the kind's, unless
     /// [`set_event`](Self::set_event) named another.
     event: &'static CStr,
@@ -90,7 +95,15 @@ impl<'c, K: Kind> KeyState<'c, K> {
     /// Opens `name` for writing whatever it holds (`RL.APPLY`, which
     /// replaces the value as SET or RESTORE would): see [`apply`](Self::apply).
     pub fn open_any(ctx: Ctx<'c>, name: *mut RedisModuleString) -> Self {
-        Self { ctx, name, key: Some(OpenKey::write(ctx, name)), held: None, written: Written::Nothing, event: K::EVENT }
+        Self {
+            ctx,
+            name,
+            key: Some(OpenKey::write(ctx, name)),
+            held: None,
+            written: Written::Nothing,
+            event: K::EVENT,
+            kind: PhantomData,
+        }
     }
 
     #[inline]
@@ -100,7 +113,7 @@ impl<'c, K: Kind> KeyState<'c, K> {
             Slot::Module(ty, value) if ty == K::redis_type() => Some(value),
             _ => return Err(WrongType),
         };
-        Ok(Self { ctx, name, key: Some(key), held, written: Written::Nothing, event: K::EVENT })
+        Ok(Self { ctx, name, key: Some(key), held, written: Written::Nothing, event: K::EVENT, kind: PhantomData })
     }
 
     /// The key's state, as K's algorithm reads it (borrowed: no write
@@ -162,7 +175,7 @@ impl<'c, K: Kind> KeyState<'c, K> {
         // An expiry the server refused is a failed store: PTTL must equal reset.
         let stored = stored && key.set_expire_at(w.expire_at, now.floor_ms());
         if stored {
-            self.written = Written::State(w.state, w.expire_at);
+            self.written = Written::State;
         }
         stored
     }
@@ -201,10 +214,13 @@ impl<'c, K: Kind> KeyState<'c, K> {
     }
 
     /// Tells the server about what was written: WATCH, the keyspace event,
-    /// and (`propagate`) the effect for replicas and the AOF (`flags`: the
-    /// command's context flags). Closes the key first if still open.
+    /// and the effect for replicas and the AOF (`flags`: the command's
+    /// context flags; `effect`: the change [`write`](Self::write) made, or
+    /// `None` for what must not propagate again, `RL.APPLY`'s). Closes the
+    /// key first if still open.
     #[inline]
-    pub fn announce(&mut self, flags: u32, propagate: bool) {
+    pub fn announce(&mut self, flags: u32, effect: Option<&Change<K::Write>>) {
+        let propagate = effect.is_some();
         self.close();
         let (ctx, name) = (self.ctx.raw(), self.name);
         let sent = match &self.written {
@@ -214,7 +230,7 @@ impl<'c, K: Kind> KeyState<'c, K> {
                 api!(RedisModule_NotifyKeyspaceEvent(ctx, raw::REDISMODULE_NOTIFY_MODULE, self.event.as_ptr(), name));
                 return;
             }
-            Written::State(write, expire_at) => {
+            Written::State => {
                 api!(RedisModule_SignalModifiedKey(ctx, name));
                 api!(RedisModule_NotifyKeyspaceEvent(ctx, raw::REDISMODULE_NOTIFY_MODULE, self.event.as_ptr(), name));
                 if !propagate {
@@ -225,8 +241,15 @@ impl<'c, K: Kind> KeyState<'c, K> {
                     effect::count_change(self.ctx);
                     return;
                 }
+                let Some(Change::Consume(w) | Change::Refund(Some(w)) | Change::Repair(w)) = effect else {
+                    // Only these store a state: a caller passing another
+                    // change is a defect; propagate nothing rather than
+                    // something wrong.
+                    debug_assert!(false, "a stored state announced without its change");
+                    return;
+                };
                 let mut buf = [0u8; stored::MAX_PAYLOAD];
-                effect::replicate(self.ctx, name, K::Write::encode(write, *expire_at, &mut buf))
+                effect::replicate(self.ctx, name, K::Write::encode(&w.state, w.expire_at, &mut buf))
             }
             Written::Deleted { refund } => {
                 api!(RedisModule_SignalModifiedKey(ctx, name));

@@ -24,7 +24,7 @@ use std::os::raw::c_int;
 use redis_module::raw::{self, RedisModuleString};
 
 use crate::core::time::Nanos;
-use crate::core::{Decision, Verdict};
+use crate::core::{Change, Decision, Verdict};
 use crate::module::args::{self, ArgError};
 use crate::module::clock;
 use crate::module::ffi::{api, context_flags, has, reply_array, reply_error, reply_i64, reply_wrong_arity, Argv, Ctx};
@@ -201,6 +201,8 @@ struct Part<'c, K: Kind> {
     verdict: Verdict<K::Write>,
     /// Whether [`store`](Pending::store) wrote the verdict's change.
     wrote: bool,
+    /// The change it stored (the verdict's, or a repair), to propagate.
+    stored: Option<Change<K::Write>>,
 }
 
 impl<'c, K: Kind> Part<'c, K> {
@@ -219,7 +221,7 @@ impl<'c, K: Kind> Part<'c, K> {
             Some(units) => limiter.settle(key.state(), now, units),
             None => limiter.decide(key.state(), now, cost),
         };
-        Ok(Self { limiter, refund: refund.is_some(), key, verdict, wrote: false })
+        Ok(Self { limiter, refund: refund.is_some(), key, verdict, wrote: false, stored: None })
     }
 }
 
@@ -245,6 +247,7 @@ impl<K: Kind> Pending for Part<'_, K> {
             Some(change) => {
                 let stored = self.key.write(&change, now);
                 self.wrote = stored && all_allowed;
+                self.stored = Some(change);
                 stored
             }
             None => true,
@@ -256,7 +259,7 @@ impl<K: Kind> Pending for Part<'_, K> {
     }
 
     fn announce(&mut self, flags: u32) {
-        self.key.announce(flags, true);
+        self.key.announce(flags, self.stored.as_ref());
     }
 
     fn reply(&self, ctx: Ctx<'_>, map: bool) {

@@ -61,7 +61,7 @@ impl WithKind for Apply<'_, '_> {
         // The same event the write fired on the master, as replicas of
         // built-in commands fire theirs: clients reading from a replica see
         // it too. Not propagated again here: see above.
-        key.announce(self.flags, false);
+        key.announce(self.flags, None);
         true
     }
 }

@@ -73,7 +73,7 @@ fn settle(
         if !stored {
             return reply_error(ctx, "ERR could not store the limiter state");
         }
-        key.announce(context_flags(ctx), true);
+        key.announce(context_flags(ctx), Some(&change));
     }
     tally.answered(r.ok);
     reply_i64(ctx, i64::from(r.ok));

@@ -71,7 +71,7 @@ pub fn run<K: Kind, A: for<'s> Algorithm<State<'s> = K::State<'s>, Write = K::Wr
         if !stored {
             return reply_error(ctx, "ERR could not store the limiter state");
         }
-        key.announce(flags, true);
+        key.announce(flags, Some(change));
     } else {
         key.close();
     }
