@@ -26,7 +26,9 @@
 # generation in the timing), one connection, same pipelining, same count of
 # commands, so the two differ only in what the server does per command and in
 # the bytes each command takes (the pairs' are longer, as RL commands' are in
-# the other rows). The ratio is taken to that baseline only: one connection
+# the other rows). The server is what limits both: in a check on this 2-core
+# machine its CPU time (INFO cpu) was 92-97% of the wall time of either file,
+# redis-cli's under half. The ratio is taken to that baseline only: one connection
 # pipelining everything costs less per request outside the command than
 # -c 50 -P 16 does, so --pipe ratios sit closer to the instruction ratios of
 # `make profile` than the -P 16 ratios of the other rows. Any error reply, a
@@ -197,7 +199,7 @@ for rep in $(seq "$REPS"); do
       results["$i,$p"]+="$(run_one "$p" "$line" "$keys") "
     done
   done
-  echo "bench: repetition $rep of $REPS done" >&2
+  echo "bench: repetition $rep of $REPS done (${SECONDS} s)" >&2
 done
 
 median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2}'; }
@@ -308,4 +310,4 @@ ratio() { # ratio TEST_INDEX BASE_INDEX PIPELINE
   echo "| RL.ACQUIRE (one lease, generated id) | $mem_lease |"
   echo "| Lua GCRA (string state) | $mem_lua |"
 } | tee "$OUT"
-echo "bench: table written to $OUT" >&2
+echo "bench: table written to $OUT (${SECONDS} s in all)" >&2
