@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""Drives RL.ACQUIRE + RL.RELEASE pairs for scripts/profile.sh and
-scripts/bench.sh: redis-benchmark sends one command line, and a release
-needs the id its acquire took.
+"""Drives RL.ACQUIRE + RL.RELEASE pairs for scripts/profile.sh:
+redis-benchmark sends one command line, and a release needs the id its
+acquire took. (scripts/bench.sh times throughput, so it sends its pairs
+from a RESP file through redis-cli --pipe instead: no Python in the timing.)
 
     lease_pairs.py PORT setup HELD      # HELD leases held for the run (ids held-0..)
     lease_pairs.py PORT pairs N         # N pairs on a key holding them: acquire ID p-i, release p-i
