@@ -9,7 +9,7 @@
 mod common;
 
 use common::limiter::{allowed_by_concurrent_clients, dump, err_of, exists, pttl, raw, Reply};
-use common::replication::{assert_same_state, digest, pexpiretime, replica_and_aof_replay, snapshot, start_replica};
+use common::replication::{assert_reload_restore_and_copy_keep, replica_and_aof_replay, snapshot, start_replica};
 use common::{Server, ServerOptions, T0_MS};
 use redis::{Connection, Value};
 
@@ -332,19 +332,7 @@ fn rdb_reload_dump_restore_and_copy_keep_the_set() {
     workload(&s, &mut c, 3, 400);
     let expected = snapshot(&mut c);
     assert!(!expected.is_empty());
-    let _: () = redis::cmd("DEBUG").arg("RELOAD").query(&mut c).expect("DEBUG RELOAD");
-    assert_same_state("RDB reload", &expected, &snapshot(&mut c));
-    for (k, state) in &expected {
-        let payload = dump(&mut c, k).unwrap();
-        let copy = format!("{k}:restored");
-        let _: () =
-            redis::cmd("RESTORE").arg(&copy).arg(state.expire_at_ms).arg(payload).arg("ABSTTL").query(&mut c).unwrap();
-        assert_eq!(digest(&mut c, &copy), state.digest, "RESTORE of {k}");
-        let copied = format!("{k}:copied");
-        let n: i64 = redis::cmd("COPY").arg(k).arg(&copied).query(&mut c).unwrap();
-        assert_eq!(n, 1);
-        assert_eq!((digest(&mut c, &copied), pexpiretime(&mut c, &copied)), (state.digest.clone(), state.expire_at_ms));
-    }
+    assert_reload_restore_and_copy_keep(&mut c, &expected);
 }
 
 #[test]

@@ -7,11 +7,11 @@
 
 mod common;
 
-use common::limiter::{dump, err_of, exists, pttl, raw, rl, Reply};
-use common::replication::{assert_same_state, digest, pexpiretime, replica_and_aof_replay, snapshot};
+use common::limiter::{all_ints, dump, err_of, exists, pttl, rl, Reply};
+use common::replication::{assert_reload_restore_and_copy_keep, digest, replica_and_aof_replay, snapshot};
 use common::{Server, ServerOptions, T0_MS};
 use proptest::prelude::*;
-use redis::{Connection, Value};
+use redis::Connection;
 
 fn frozen_server_with(extra_args: &[&str]) -> Server {
     let s = Server::start_with(ServerOptions {
@@ -279,31 +279,22 @@ fn bad_input_is_an_error_that_writes_nothing() {
     assert_eq!(t, "rl-log---");
 }
 
-fn all(c: &mut Connection, line: &str) -> (bool, i64, Vec<Vec<i64>>) {
-    let words: Vec<&str> = line.split(' ').collect();
-    let Value::Array(items) = raw(c, &words).unwrap_or_else(|e| panic!("{line}: {e}")) else { panic!("{line}") };
-    let allowed: i64 = redis::from_redis_value(&items[0]).unwrap();
-    let retry: i64 = redis::from_redis_value(&items[1]).unwrap();
-    let limits = items[2..].iter().map(|v| redis::from_redis_value(v).unwrap()).collect();
-    (allowed == 1, retry, limits)
-}
-
 #[test]
 fn rl_all_and_rl_peek_take_a_log_spec() {
     let s = frozen_server_with(&[]);
     let mut c = s.conn();
     let line = "RL.ALL 2 {u}:rate {u}:login GCRA 100 1000 LOG 2 60000";
-    assert_eq!(all(&mut c, line), (true, 0, vec![vec![1, 100, 99, 0, 10], vec![1, 2, 1, 0, 60000]]));
+    assert_eq!(all_ints(&mut c, line), (true, 0, vec![vec![1, 100, 99, 0, 10], vec![1, 2, 1, 0, 60000]]));
     freeze(&s, T0_MS + 1000);
-    assert!(all(&mut c, line).0);
+    assert!(all_ints(&mut c, line).0);
     // The log denies: nothing is consumed from the rate limit either.
     let rate = dump(&mut c, "{u}:rate");
     // (Each limit answers as its PEEK would: GCRA as if it consumed.)
-    assert_eq!(all(&mut c, line), (false, 59000, vec![vec![1, 100, 98, 0, 20], vec![0, 2, 0, 59000, 60000]]));
+    assert_eq!(all_ints(&mut c, line), (false, 59000, vec![vec![1, 100, 98, 0, 20], vec![0, 2, 0, 59000, 60000]]));
     assert_eq!(dump(&mut c, "{u}:rate"), rate);
     assert_eq!(rl(&mut c, "RL.PEEK LOG {u}:login 2 60000"), r(false, 2, 0, 59000, 60000));
     // A refund spec gives the newest unit back.
-    let (ok, _, limits) = all(&mut c, "RL.ALL 1 {u}:login LOG 2 60000 REFUND 1");
+    let (ok, _, limits) = all_ints(&mut c, "RL.ALL 1 {u}:login LOG 2 60000 REFUND 1");
     assert!(ok);
     assert_eq!(limits[0], vec![1, 2, 1, 0, 59000]);
 }
@@ -373,19 +364,7 @@ fn rdb_reload_dump_restore_and_copy_keep_the_log() {
     workload(&s, &mut c, 3, 600);
     let expected = snapshot(&mut c);
     assert!(!expected.is_empty());
-    let _: () = redis::cmd("DEBUG").arg("RELOAD").query(&mut c).expect("DEBUG RELOAD");
-    assert_same_state("RDB reload", &expected, &snapshot(&mut c));
-    for (k, state) in &expected {
-        let payload = dump(&mut c, k).unwrap();
-        let copy = format!("{k}:restored");
-        let _: () =
-            redis::cmd("RESTORE").arg(&copy).arg(state.expire_at_ms).arg(payload).arg("ABSTTL").query(&mut c).unwrap();
-        assert_eq!(digest(&mut c, &copy), state.digest, "RESTORE of {k}");
-        let copied = format!("{k}:copied");
-        let n: i64 = redis::cmd("COPY").arg(k).arg(&copied).query(&mut c).unwrap();
-        assert_eq!(n, 1);
-        assert_eq!((digest(&mut c, &copied), pexpiretime(&mut c, &copied)), (state.digest.clone(), state.expire_at_ms));
-    }
+    assert_reload_restore_and_copy_keep(&mut c, &expected);
     // A DUMP payload whose log is corrupt is refused, not loaded.
     let mut payload = dump(&mut c, expected.keys().next().unwrap()).unwrap();
     let at = payload.len() / 2;

@@ -11,10 +11,10 @@
 
 mod common;
 
-use common::limiter::{dump, err_of, exists, pttl, raw, rl, Reply};
+use common::limiter::{all_ints, dump, err_of, exists, pttl, rl, Reply};
 use common::replication::{pexpiretime, replica_and_aof_replay};
 use common::{Server, ServerOptions, T0_MS};
-use redis::{Connection, Value};
+use redis::Connection;
 
 const HOUR: i64 = 3_600_000;
 
@@ -185,31 +185,21 @@ fn peek_and_cost_0_write_nothing() {
     assert!(matches!(err_of(&mut c, &["RL.GCRA", "q", "1", "1000"]).as_str(), s if s.starts_with("WRONGTYPE")));
 }
 
-/// RL.ALL's reply as (allowed, retry, [per-key replies]).
-fn all(c: &mut Connection, line: &str) -> (bool, i64, Vec<Vec<i64>>) {
-    let words: Vec<&str> = line.split(' ').collect();
-    let Value::Array(items) = raw(c, &words).unwrap_or_else(|e| panic!("{line}: {e}")) else { panic!("{line}") };
-    let allowed: i64 = redis::from_redis_value(&items[0]).unwrap();
-    let retry: i64 = redis::from_redis_value(&items[1]).unwrap();
-    let limits = items[2..].iter().map(|v| redis::from_redis_value(v).unwrap()).collect();
-    (allowed == 1, retry, limits)
-}
-
 #[test]
 fn rl_all_combines_a_rate_limit_with_a_monthly_quota() {
     let s = frozen_server();
     let mut c = s.conn();
     let line = "RL.ALL 2 {acme}:rate {acme}:month GCRA 10 1000 QUOTA 3 MONTH TZ Europe/Berlin";
     let to_end = (BERLIN_JAN_END - T0_MS) as i64;
-    assert_eq!(all(&mut c, line), (true, 0, vec![vec![1, 10, 9, 0, 100], vec![1, 3, 2, 0, to_end]]));
+    assert_eq!(all_ints(&mut c, line), (true, 0, vec![vec![1, 10, 9, 0, 100], vec![1, 3, 2, 0, to_end]]));
     for _ in 0..2 {
         freeze(&s, T0_MS + 1000);
-        assert!(all(&mut c, line).0);
+        assert!(all_ints(&mut c, line).0);
     }
     // The quota is spent: denied until the end of January in Berlin, and
     // the rate limit consumes nothing.
     let rate = dump(&mut c, "{acme}:rate");
-    let (allowed, retry, limits) = all(&mut c, line);
+    let (allowed, retry, limits) = all_ints(&mut c, line);
     assert_eq!((allowed, retry), (false, to_end - 1000));
     assert_eq!(limits[1], vec![0, 3, 0, to_end - 1000, to_end - 1000]);
     assert_eq!(dump(&mut c, "{acme}:rate"), rate);
@@ -231,7 +221,7 @@ fn replicas_and_the_aof_hold_the_same_quota_state() {
             }
         }
         assert!(rl(m, "RL.QUOTA q:fixed 3 86400000 COST 2").allowed);
-        assert!(all(m, "RL.ALL 2 {x}:rate {x}:quota GCRA 10 1000 QUOTA 100000 MONTH TZ Europe/Berlin").0);
+        assert!(all_ints(m, "RL.ALL 2 {x}:rate {x}:quota GCRA 10 1000 QUOTA 100000 MONTH TZ Europe/Berlin").0);
     });
     assert_eq!(copies.expected.len(), 28);
 }

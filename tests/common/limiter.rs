@@ -98,3 +98,13 @@ pub fn allowed_by_concurrent_clients(
         .collect();
     workers.into_iter().map(|w| w.join().unwrap()).sum()
 }
+
+/// RL.ALL's reply as (allowed, retry_after_ms, each key's reply as integers).
+pub fn all_ints(con: &mut Connection, line: &str) -> (bool, i64, Vec<Vec<i64>>) {
+    let words: Vec<&str> = line.split(' ').collect();
+    let Value::Array(items) = raw(con, &words).unwrap_or_else(|e| panic!("{line}: {e}")) else { panic!("{line}") };
+    let allowed: i64 = redis::from_redis_value(&items[0]).unwrap();
+    let retry: i64 = redis::from_redis_value(&items[1]).unwrap();
+    let limits = items[2..].iter().map(|v| redis::from_redis_value(v).unwrap()).collect();
+    (allowed == 1, retry, limits)
+}

@@ -204,6 +204,25 @@ pub fn assert_same_state(what: &str, expected: &Snapshot, actual: &Snapshot) {
     assert!(diffs.is_empty(), "{what}: {} of {} keys differ:\n{}", diffs.len(), expected.len(), diffs.join("\n"));
 }
 
+/// Every key of `expected` (a snapshot of `con`'s server) survives DEBUG
+/// RELOAD (RDB), RESTORE ... ABSTTL of its DUMP and COPY with the same digest
+/// and absolute expiry.
+pub fn assert_reload_restore_and_copy_keep(con: &mut Connection, expected: &Snapshot) {
+    let _: () = redis::cmd("DEBUG").arg("RELOAD").query(con).expect("DEBUG RELOAD");
+    assert_same_state("RDB reload", expected, &snapshot(con));
+    for (k, state) in expected {
+        let payload = super::limiter::dump(con, k).unwrap();
+        let copy = format!("{k}:restored");
+        let _: () =
+            redis::cmd("RESTORE").arg(&copy).arg(state.expire_at_ms).arg(payload).arg("ABSTTL").query(con).unwrap();
+        assert_eq!(digest(con, &copy), state.digest, "RESTORE of {k}");
+        let copied = format!("{k}:copied");
+        let n: i64 = redis::cmd("COPY").arg(k).arg(&copied).query(con).unwrap();
+        assert_eq!(n, 1);
+        assert_eq!((digest(con, &copied), pexpiretime(con, &copied)), (state.digest.clone(), state.expire_at_ms));
+    }
+}
+
 /// The log shows no sign of a crash (signal handler report, assertion,
 /// Rust panic caught at an entry point).
 pub fn assert_no_crash_in_log(server: &Server) {
