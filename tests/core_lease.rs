@@ -717,20 +717,39 @@ fn the_largest_lease_at_a_late_clock_does_not_overflow() {
     apply(&mut block, leases.acquire(None::<&LeaseVec>, now, 1, None, u64::MAX).change);
     let d = leases.acquire(Some(&open(&mut block)), now, 1, None, 0).decision;
     assert_eq!((d.retry_after_ms, d.reset_after_ms), (MAX_LEASE_MS as i64, MAX_LEASE_MS));
-    // The sequence stays at u64::MAX instead of overflowing, and from there
-    // each generated id is looked up: a live one is skipped, wrapping to 0.
-    assert_eq!(open(&mut block).header().next_seq, u64::MAX);
-    let leases = Leases::new(4, MAX_LEASE_MS).unwrap();
-    let mut ids = Vec::new();
-    for _ in 0..3 {
-        let o = leases.acquire(Some(&open(&mut block)), now, 1, None, 0);
-        assert!(o.decision.allowed, "{o:?}");
-        ids.push(String::from_utf8(o.lease().unwrap().as_bytes().to_vec()).unwrap());
+    // The sequence wraps to 2^63, not 0, and stays at or above it, where
+    // each generated id is looked up.
+    assert_eq!(open(&mut block).header().next_seq, 1 << 63);
+}
+
+/// A client-named id of the generated form with a huge `seq` cannot push a
+/// key's sequence to where ids are reused: the sequence stays put, and a
+/// generated id at or above 2^63 skips a live lease that holds it.
+#[test]
+fn a_named_id_with_a_huge_sequence_moves_nothing_and_is_never_generated_again() {
+    let leases = Leases::new(10, 60_000).unwrap();
+    let ms = T0 / MS;
+    let mut block = None;
+    // A new key's sequence starts at its seed, 7.
+    apply(&mut block, leases.acquire(None::<&LeaseVec>, T0, 1, Some(&id("first")), 7).change);
+    for name in [format!("{ms}-{}", u64::MAX), format!("{ms}-{}", 1u64 << 63)] {
+        let o = acq(&leases, &mut block, T0, 1, Some(&id(&name)));
         apply(&mut block, o.change);
-        assert_eq!(open(&mut block).header().next_seq, u64::MAX);
+        assert_eq!(open(&mut block).header().next_seq, 7, "{name}");
     }
-    let ms = now / MS;
-    assert_eq!(ids, [format!("{ms}-0"), format!("{ms}-1"), format!("{ms}-2")]);
+    // Generated ids go on from 7, below both.
+    let o = acq(&leases, &mut block, T0, 1, None);
+    assert_eq!(o.lease().unwrap().as_bytes(), format!("{ms}-7").as_bytes());
+    // A key whose sequence starts at 2^63 (its seed) looks its ids up: the
+    // live named lease of that sequence number is skipped.
+    let mut block = None;
+    let named = id(&format!("{ms}-{}", 1u64 << 63));
+    apply(&mut block, leases.acquire(None::<&LeaseVec>, T0, 1, Some(&named), 1 << 63).change);
+    assert_eq!(open(&mut block).header().next_seq, 1 << 63);
+    let o = leases.acquire(Some(&open(&mut block)), T0, 1, None, 0);
+    assert_eq!(o.lease().unwrap().as_bytes(), format!("{ms}-{}", (1u64 << 63) + 1).as_bytes());
+    apply(&mut block, o.change);
+    assert_eq!(open(&mut block).header().next_seq, (1 << 63) + 2);
 }
 
 #[test]

@@ -682,6 +682,10 @@ fn put_decimal(buf: &mut [u8; 41], end: usize, mut x: u64) -> usize {
     at
 }
 
+/// The sequence numbers from which a generated id is looked up among the
+/// live leases: a client-named id cannot move a key's sequence there.
+const LOOKED_UP_FROM: u64 = 1 << 63;
+
 /// The `seq` of an id of the form a generated one takes, `<digits>-<digits>`
 /// (the second part at most `u64::MAX`); `None` for any other id.
 fn generated_seq(id: &LeaseId) -> Option<u64> {
@@ -789,22 +793,25 @@ impl Leases {
                     l.id = *id;
                     // An id of the generated form `<ms>-<seq>` moves the
                     // sequence past `seq`: no id generated later on this key
-                    // can equal it (see below).
-                    if let Some(seq) = generated_seq(id) {
-                        c.header.next_seq = c.header.next_seq.max(seq.saturating_add(1));
+                    // can equal it (see below). A `seq` from LOOKED_UP_FROM
+                    // on moves nothing: ids generated there are looked up.
+                    if let Some(seq) = generated_seq(id).filter(|&s| s < LOOKED_UP_FROM) {
+                        c.header.next_seq = c.header.next_seq.max(seq + 1);
                     }
                 }
                 None => {
                     let mut seq = r.header.next_seq;
                     generated_id(&mut l.id, now_ns, seq);
-                    // No live lease has this id: each generated one had a
-                    // smaller sequence number, and so has each client-named
-                    // one of the generated form (above), so nothing is
-                    // looked up. A sequence that has reached u64::MAX stays
-                    // there and looks instead: it skips a sequence number
-                    // whose id a live lease holds, at most one step per
-                    // live lease (wrapping to 0).
-                    if seq == u64::MAX {
+                    // Below LOOKED_UP_FROM no live lease has this id: each
+                    // generated one had a smaller sequence number, and so has
+                    // each client-named one of the generated form (above),
+                    // so nothing is looked up. A sequence that has reached it
+                    // (2^63 acquires, or a seed) stays there and looks
+                    // instead: it skips a sequence number whose id a live
+                    // lease holds, at most one step per live lease.
+                    if seq < LOOKED_UP_FROM {
+                        c.header.next_seq = seq + 1;
+                    } else {
                         for _ in 0..=store.map_or(0, |s| s.len()) {
                             if !r.live(&l.id) {
                                 break;
@@ -812,8 +819,7 @@ impl Leases {
                             seq = seq.wrapping_add(1);
                             generated_id(&mut l.id, now_ns, seq);
                         }
-                    } else {
-                        c.header.next_seq = seq + 1;
+                        c.header.next_seq = seq.wrapping_add(1).max(LOOKED_UP_FROM);
                     }
                 }
             }

@@ -9,10 +9,9 @@
 //! built-in command does.
 
 use std::ffi::{c_void, CStr};
+use std::marker::PhantomData;
 
 use redis_module::raw::{self, RedisModuleString};
-
-use std::marker::PhantomData;
 
 use crate::core::time::Nanos;
 use crate::core::{Change, Write};
