@@ -12,7 +12,7 @@
 
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
-use redis_rl::core::lease::{LEASE_CHANGE_WORDS, MAX_LEASE_LIMIT, MAX_LEASE_MS};
+use redis_rl::core::lease::{LEASE_BLOCK_HEADER_WORDS as H, LEASE_CHANGE_WORDS, MAX_LEASE_LIMIT, MAX_LEASE_MS};
 use redis_rl::core::{
     Lease, LeaseBlock, LeaseChange, LeaseChangeKind, LeaseHeader, LeaseId, LeaseOp, LeaseRead, LeaseVec, Leases,
 };
@@ -811,7 +811,7 @@ fn invalid_blocks_are_recognised() {
     let n = LeaseBlock::open(&mut good.clone()[..]).unwrap().len();
     assert_eq!(n, 9);
     let idw = good[1] as usize;
-    let slot = |s: usize| 5 + s * (4 + idw);
+    let slot = |s: usize| H + s * (4 + idw);
     let refused = |mutate: &dyn Fn(&mut Vec<u64>), why: &str| {
         let mut w = good.clone();
         mutate(&mut w);
@@ -821,6 +821,12 @@ fn invalid_blocks_are_recognised() {
     refused(&|w| w[1] = 17, "id words");
     refused(&|w| w[2] = (w[2] + 1) % 9, "root");
     refused(&|w| w[4] = 0, "a start after last_ns");
+    // The header's first and last deadline (words 5 and 6) are the tree's.
+    assert_eq!(H, 7);
+    refused(&|w| w[5] += 1, "first deadline");
+    refused(&|w| w[5] -= 1, "first deadline");
+    refused(&|w| w[6] -= 1, "last deadline");
+    refused(&|w| w[6] = 0, "last deadline");
     refused(&|w| w[slot(3)] += 5000 * MS, "tree order (or sums)");
     refused(&|w| w[slot(3) + 1] &= !(((1u64 << 17) - 1) << 40), "units 0");
     refused(&|w| w[slot(3) + 2] = 0, "children");
@@ -849,14 +855,14 @@ fn ids_of_128_bytes_widen_the_slots_and_the_bytes_per_lease_are_as_documented() 
     // 1,000 generated ids of 15 to 17 bytes ("1800000000000-999"): 3 id words,
     // 1,024 slots of 7 words plus 2 index entries (one word): 64 bytes a slot.
     let words = block.as_ref().unwrap().len();
-    assert_eq!(words, 5 + 1024 * 8);
-    assert_eq!((words - 5) * 8 / 1024, 64);
+    assert_eq!(words, H + 1024 * 8);
+    assert_eq!((words - H) * 8 / 1024, 64);
     let long = LeaseId::new(&[b'z'; 128]).unwrap();
     let o = leases.acquire(Some(&open(&mut block)), T0 + MS, 1, Some(&long), 0);
     apply(&mut block, o.change);
     let b = open(&mut block);
     assert_eq!((b.len(), b.id_words(), b.capacity()), (1001, 16, 1024));
-    assert_eq!((block.as_ref().unwrap().len() - 5) * 8 / 1024, 168);
+    assert_eq!((block.as_ref().unwrap().len() - H) * 8 / 1024, 168);
     assert!(open(&mut block).find(&long).is_some());
 }
 

@@ -7,8 +7,14 @@ use std::ops::{Deref, DerefMut};
 
 use super::lease::*;
 
-/// Header words of a [`LeaseBlock`]: `len, id_words, root, next_seq, last_ns`.
-pub const LEASE_BLOCK_HEADER_WORDS: usize = 5;
+/// Header words of a [`LeaseBlock`]: `len, id_words, root, next_seq,
+/// last_ns, first_deadline, last_deadline`.
+pub const LEASE_BLOCK_HEADER_WORDS: usize = 7;
+/// The header words holding the first and the last deadline of the set (0
+/// when it is empty): a call reads whether anything expired, and the key's
+/// expiry, without walking the tree.
+const FIRST_AT: usize = 5;
+const LAST_AT: usize = 6;
 /// Fixed words per slot before its id.
 const SLOT_FIXED: usize = 4;
 /// No slot (a missing child, an empty tree).
@@ -26,7 +32,9 @@ const SUM_MASK: u64 = (1 << 56) - 1;
 /// A lease set in a block of words the caller owns (the module's value
 /// block), `words_for(capacity, id_words)` long:
 ///
-/// - header: `len, id_words, root, next_seq, last_ns`;
+/// - header: `len, id_words, root, next_seq, last_ns`, then the first and
+///   the last deadline in the tree (0 for an empty set), kept by every
+///   write so a call reads them without a walk;
 /// - `capacity` slots of `4 + id_words` words, slots `0..len` in use:
 ///   `deadline_ns`; `lease_ms | units << 40 | (id_len - 1) << 57`;
 ///   `left | right << 32` (children in the tree, `u32::MAX` for none);
@@ -140,6 +148,8 @@ impl<W: Deref<Target = [u64]>> LeaseBlock<W> {
         }
         to.w[0] = n as u64;
         to.w[2] = self.w[2];
+        to.w[FIRST_AT] = self.w[FIRST_AT];
+        to.w[LAST_AT] = self.w[LAST_AT];
         for s in 0..n as u32 {
             to.index_insert(s);
         }
@@ -477,6 +487,46 @@ impl<W: Deref<Target = [u64]>> LeaseBlock<W> {
         }
     }
 
+    /// The deadline of the first (`right` false) or last node of the tree,
+    /// walked to from the root; 0 for an empty tree.
+    fn end_deadline(&self, right: bool) -> u64 {
+        let mut n = self.root();
+        if n == NIL {
+            return 0;
+        }
+        for _ in 0..MAX_DEPTH {
+            let (l, r) = self.kids(n);
+            let next = if right { r } else { l };
+            if next == NIL {
+                break;
+            }
+            n = next;
+        }
+        self.deadline(n)
+    }
+    /// Sets the header's first and last deadline from the tree.
+    fn refresh_ends(&mut self)
+    where
+        W: DerefMut,
+    {
+        self.w[FIRST_AT] = self.end_deadline(false);
+        self.w[LAST_AT] = self.end_deadline(true);
+    }
+    /// The header's first and last deadline after a node of deadline `d` is
+    /// linked into the tree (with `was`: the nodes before).
+    fn widen_ends(&mut self, d: u64, was: usize)
+    where
+        W: DerefMut,
+    {
+        if was == 0 {
+            self.w[FIRST_AT] = d;
+            self.w[LAST_AT] = d;
+        } else {
+            self.w[FIRST_AT] = self.w[FIRST_AT].min(d);
+            self.w[LAST_AT] = self.w[LAST_AT].max(d);
+        }
+    }
+
     // -- The id index.
 
     fn table(&self) -> usize {
@@ -639,6 +689,10 @@ impl<W: Deref<Target = [u64]>> LeaseBlock<W> {
         if self.valid_tree(self.root(), 0, &mut seen, &mut prev).is_none_or(|_| seen != n) {
             return false;
         }
+        // The first and last deadline the header keeps.
+        if self.w[FIRST_AT] != self.end_deadline(false) || self.w[LAST_AT] != self.end_deadline(true) {
+            return false;
+        }
         // The index: one entry per slot, each found from its home.
         let mut entries = 0;
         for j in 0..self.table() {
@@ -743,6 +797,8 @@ impl<'a> LeaseBlock<&'a mut [u64]> {
             u64::from(NIL),
             header.next_seq,
             header.last_ns,
+            0,
+            0,
         ]);
         Self::open(words)
     }
@@ -818,6 +874,10 @@ impl<W: Deref<Target = [u64]>> LeaseRead for LeaseBlock<W> {
         self.index_find(&k).map(|(_, s)| self.deadline(s))
     }
     fn units_through(&self, t_ns: u64) -> u64 {
+        // Nothing at or before `t_ns` (or an empty set): no walk.
+        if self.w[FIRST_AT] > t_ns || self.len() == 0 {
+            return 0;
+        }
         let (mut n, mut acc) = (self.root(), 0);
         for _ in 0..MAX_DEPTH {
             if n == NIL {
@@ -865,6 +925,9 @@ impl<W: Deref<Target = [u64]>> LeaseRead for LeaseBlock<W> {
         if n == NIL {
             return None;
         }
+        if except.is_none() {
+            return Some(self.w[LAST_AT]);
+        }
         for _ in 0..MAX_DEPTH {
             let r = self.kids(n).1;
             if r == NIL {
@@ -899,6 +962,9 @@ impl<W: DerefMut<Target = [u64]>> LeaseStore for LeaseBlock<W> {
         self.w[4] = header.last_ns;
     }
     fn drop_first(&mut self, k: usize) {
+        if k == 0 {
+            return;
+        }
         for _ in 0..k {
             let root = self.root();
             if root == NIL {
@@ -911,6 +977,7 @@ impl<W: DerefMut<Target = [u64]>> LeaseStore for LeaseBlock<W> {
             }
             self.free_slot(s);
         }
+        self.refresh_ends();
     }
     fn remove(&mut self, id: &LeaseId) {
         let probe = Key { d: 0, id: id.words(), len: id.len };
@@ -921,6 +988,10 @@ impl<W: DerefMut<Target = [u64]>> LeaseStore for LeaseBlock<W> {
         self.set_root(root);
         self.index_remove(j);
         self.free_slot(s);
+        // Only an end's removal moves an end.
+        if k.d == self.w[FIRST_AT] || k.d == self.w[LAST_AT] {
+            self.refresh_ends();
+        }
     }
     /// The caller has made room ([`LeaseBlock::needs_room`]); a lease that
     /// does not fit is dropped, never written out of bounds. One probe of
@@ -949,6 +1020,7 @@ impl<W: DerefMut<Target = [u64]>> LeaseStore for LeaseBlock<W> {
         let root = self.tree_insert(self.root(), s, &k);
         self.set_root(root);
         self.set_entry(j, s + 1);
+        self.widen_ends(k.d, s as usize);
     }
     fn renew(&mut self, id: &LeaseId, deadline_ns: u64, lease_ms: u64) {
         let probe = Key { d: 0, id: id.words(), len: id.len };
@@ -968,9 +1040,15 @@ impl<W: DerefMut<Target = [u64]>> LeaseStore for LeaseBlock<W> {
         let at = self.base(s);
         self.w[at] = deadline_ns;
         self.w[at + 1] = (self.w[at + 1] & !((1 << LEASE_MS_BITS) - 1)) | lease_ms;
+        let was_end = k.d == self.w[FIRST_AT] || k.d == self.w[LAST_AT];
         k.d = deadline_ns;
         let root = self.tree_insert(root, s, &k);
         self.set_root(root);
+        if was_end {
+            self.refresh_ends();
+        } else {
+            self.widen_ends(deadline_ns, self.len() - 1);
+        }
     }
     fn clamp(&mut self, t_ns: u64) {
         for s in 0..self.len() as u32 {
@@ -983,5 +1061,6 @@ impl<W: DerefMut<Target = [u64]>> LeaseStore for LeaseBlock<W> {
                 self.set_root(root);
             }
         }
+        self.refresh_ends();
     }
 }
