@@ -373,14 +373,18 @@ impl<W: Deref<Target = [u64]>> LeaseBlock<W> {
     /// Links slot `s` (written, its key `k`) into the tree under `root`;
     /// the new root. Iterative: one walk down, recording the path, then up
     /// it, rebalancing while the height below changes and only adding the
-    /// new units to each sum above that (no height there can change).
+    /// new units to each sum above that (no height there can change). On
+    /// the way up the new subtree's word `sum | height << 56` is carried,
+    /// so a node reads only its other child's height.
     fn tree_insert(&mut self, root: u32, s: u32, k: &Key) -> u32
     where
         W: DerefMut,
     {
-        self.set_kids(s, NIL, NIL);
-        self.fix_with(s, 0, 0);
         let units = self.units_of(s);
+        let at = self.base(s);
+        self.w[at + 2] = u64::from(NIL) | u64::from(NIL) << 32;
+        // A leaf: height 1.
+        self.w[at + 3] = units | 1 << 56;
         // The nodes walked through, and a bit per node: went left.
         let mut path = [0u32; MAX_DEPTH];
         let mut lefts = 0u64;
@@ -397,31 +401,36 @@ impl<W: Deref<Target = [u64]>> LeaseBlock<W> {
             let (l, r) = self.kids(n);
             n = if left { l } else { r };
         }
-        // `child`: the new root of the subtree below the next node up;
-        // `moved`: whether that subtree's root or height changed.
-        let (mut child, mut moved) = (s, true);
-        for (i, &p) in path[..depth].iter().enumerate().rev() {
-            let left = lefts >> i & 1 == 1;
+        // `child`: the new root of the subtree below the next node up, and
+        // its word; `moved`: whether that subtree's root or height changed.
+        let (mut child, mut child_aug, mut moved) = (s, units | 1 << 56, true);
+        for i in (0..depth).rev() {
+            let p = path[i];
+            let at = self.base(p) + 2;
             if !moved {
-                let at = self.base(p) + 3;
-                self.w[at] += units;
+                self.w[at + 1] += units;
                 continue;
             }
-            let (l, r) = self.kids(p);
-            let h = self.height(p);
-            if left {
-                self.set_kids(p, child, r);
-            } else {
-                self.set_kids(p, l, child);
-            }
-            let top = self.balance(p);
-            moved = top != p || self.height(p) != h;
-            if top != p {
-                // A rotation: the parent (next up) links the new top.
-                child = top;
+            let left = lefts >> i & 1 == 1;
+            let kids = self.w[at];
+            let (l, r) = if left { (child, (kids >> 32) as u32) } else { (kids as u32, child) };
+            self.w[at] = u64::from(l) | u64::from(r) << 32;
+            let other = self.height(if left { r } else { l });
+            let (h_child, old) = (child_aug >> 56, self.w[at + 1]);
+            if h_child <= other + 1 {
+                // Balanced: `units` more below, the height from the children.
+                let h = 1 + h_child.max(other);
+                let aug = ((old & SUM_MASK) + units) & SUM_MASK | h << 56;
+                self.w[at + 1] = aug;
+                moved = h != old >> 56;
+                (child, child_aug) = (p, aug);
                 continue;
             }
-            child = p;
+            // The new subtree is 2 higher than the other: a rotation; the
+            // parent (next up) links the new top.
+            let (hl, hr) = if left { (h_child, other) } else { (other, h_child) };
+            child = self.rotate(p, l, r, hl, hr);
+            child_aug = self.aug(child);
         }
         if moved {
             child
