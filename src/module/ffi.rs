@@ -193,15 +193,15 @@ impl<'c> OpenKey<'c> {
     }
 
     pub fn slot(&self) -> Slot {
-        // A key opened for reading only that does not exist is NULL, which
-        // KeyType answers as empty.
-        let kt = api!(RedisModule_KeyType(self.key));
-        if kt == raw::REDISMODULE_KEYTYPE_EMPTY as c_int {
+        // The type first: non-NULL only for a module value, the usual case
+        // (one call fewer). A key opened for reading only that does not
+        // exist is NULL, which both calls answer as no type / empty.
+        let ty = api!(RedisModule_ModuleTypeGetType(self.key));
+        if !ty.is_null() {
+            return Slot::Module(ty, api!(RedisModule_ModuleTypeGetValue(self.key)));
+        }
+        if api!(RedisModule_KeyType(self.key)) == raw::REDISMODULE_KEYTYPE_EMPTY as c_int {
             Slot::Empty
-        } else if kt == raw::REDISMODULE_KEYTYPE_MODULE as c_int {
-            let ty = api!(RedisModule_ModuleTypeGetType(self.key));
-            let value = api!(RedisModule_ModuleTypeGetValue(self.key));
-            Slot::Module(ty, value)
         } else {
             Slot::Other
         }
