@@ -223,8 +223,8 @@ impl<W: Deref<Target = [u64]>> LeaseBlock<W> {
         }
     }
     /// Sets the height and subtree units of `s` from its children's (`al`,
-    /// `ar`: their [`aug`](Self::aug) words).
-    fn fix_with(&mut self, s: u32, al: u64, ar: u64)
+    /// `ar`: their [`aug`](Self::aug) words); its new word.
+    fn fix_with(&mut self, s: u32, al: u64, ar: u64) -> u64
     where
         W: DerefMut,
     {
@@ -232,15 +232,9 @@ impl<W: Deref<Target = [u64]>> LeaseBlock<W> {
         let h = 1 + (al >> 56).max(ar >> 56);
         let units = (self.w[at + 1] >> LEASE_MS_BITS) & ((1 << UNITS_BITS) - 1);
         let sum = units + (al & SUM_MASK) + (ar & SUM_MASK);
-        self.w[at + 3] = (sum & SUM_MASK) | h << 56;
-    }
-    fn fix(&mut self, s: u32)
-    where
-        W: DerefMut,
-    {
-        let (l, r) = self.kids(s);
-        let (al, ar) = (self.aug(l), self.aug(r));
-        self.fix_with(s, al, ar);
+        let aug = (sum & SUM_MASK) | h << 56;
+        self.w[at + 3] = aug;
+        aug
     }
     fn lease(&self, s: u32) -> Lease {
         let len = self.id_len(s);
@@ -308,9 +302,9 @@ impl<W: Deref<Target = [u64]>> LeaseBlock<W> {
         }
         let (ll, lr) = self.kids(l);
         self.set_kids(n, lr, r);
-        self.fix(n);
+        let an = self.fix_with(n, self.aug(lr), self.aug(r));
         self.set_kids(l, ll, n);
-        self.fix(l);
+        self.fix_with(l, self.aug(ll), an);
         l
     }
     fn rot_left(&mut self, n: u32) -> u32
@@ -323,9 +317,9 @@ impl<W: Deref<Target = [u64]>> LeaseBlock<W> {
         }
         let (rl, rr) = self.kids(r);
         self.set_kids(n, l, rl);
-        self.fix(n);
+        let an = self.fix_with(n, self.aug(l), self.aug(rl));
         self.set_kids(r, n, rr);
-        self.fix(r);
+        self.fix_with(r, an, self.aug(rr));
         r
     }
     /// `n` with its height and units set, rotated if its subtrees' heights
