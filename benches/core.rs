@@ -149,7 +149,7 @@ fn lease(c: &mut Criterion) {
         let mut g = c.benchmark_group(format!("lease_{n}"));
         let leases = Leases::new(n, 60_000).unwrap();
         let mut words = vec![0; LeaseBlock::words_for(1, 2)];
-        LeaseBlock::init(&mut words, 2, LeaseHeader { next_seq: 0, last_ns: 0 }).unwrap();
+        LeaseBlock::init(&mut words, 2, LeaseHeader { next_seq: 0, last_ns: 0 }, 0x5eed).unwrap();
         for i in 0..n {
             // Deadlines spread over a minute, not in acquire order.
             let ms = 1 + (i * 7919) % 59_000;

@@ -213,11 +213,15 @@ fn apply_to_block(words: &mut Option<Vec<u64>>, c: &LeaseChange) {
 }
 
 /// `apply_to_block`, checking the whole block after the change when `check`.
+/// Each new block's index has its own seed, as in the module (so a key and
+/// its replica hash ids differently).
 fn apply_checked(words: &mut Option<Vec<u64>>, c: &LeaseChange, check: bool) {
+    static SEEDS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
     let w = words.get_or_insert_with(|| {
         let (cap, idw) = LeaseBlock::first_layout(c);
         let mut v = vec![0; LeaseBlock::words_for(cap, idw)];
-        LeaseBlock::init(&mut v, idw, LeaseHeader { next_seq: 0, last_ns: 0 }).unwrap();
+        let seed = SEEDS.fetch_add(0x9e37_79b9_7f4a_7c15, std::sync::atomic::Ordering::Relaxed);
+        LeaseBlock::init(&mut v, idw, LeaseHeader { next_seq: 0, last_ns: 0 }, seed).unwrap();
         v
     });
     let b = LeaseBlock::open(&mut w[..]).unwrap();
@@ -320,7 +324,7 @@ impl World {
                 let all: Vec<u64> = LeaseBlock::open(&mut b[..]).unwrap().to_words().collect();
                 let (cap, idw) = LeaseBlock::layout_of_words(&all).unwrap();
                 let mut fresh = vec![0; LeaseBlock::words_for(cap, idw)];
-                let loaded = LeaseBlock::from_words(&mut fresh, &all);
+                let loaded = LeaseBlock::from_words(&mut fresh, &all, 7);
                 prop_assert!(loaded.is_some(), "reload: {}", ctx);
                 prop_assert_eq!(&in_order(&mut fresh), &k.leases, "reloaded: {}", ctx);
                 self.key = Some(k);
@@ -796,12 +800,12 @@ fn a_whole_set_above_the_cap_is_refused_before_reading_it() {
     words.extend(one);
     let (cap, idw) = LeaseBlock::layout_of_words(&words).unwrap();
     let mut dst = vec![0; LeaseBlock::words_for(cap, idw)];
-    assert!(LeaseBlock::from_words(&mut dst, &words).is_none());
+    assert!(LeaseBlock::from_words(&mut dst, &words, 0).is_none());
     // A start after last_ns is refused.
     let mut words = vec![1, 0, 0];
     words.extend(one);
     let mut dst = vec![0; LeaseBlock::words_for(1, 1)];
-    assert!(LeaseBlock::from_words(&mut dst, &words).is_none());
+    assert!(LeaseBlock::from_words(&mut dst, &words, 0).is_none());
 }
 
 #[test]
@@ -821,8 +825,10 @@ fn invalid_blocks_are_recognised() {
     refused(&|w| w[1] = 17, "id words");
     refused(&|w| w[2] = (w[2] + 1) % 9, "root");
     refused(&|w| w[4] = 0, "a start after last_ns");
-    // The header's first and last deadline (words 5 and 6) are the tree's.
-    assert_eq!(H, 7);
+    // The header's first and last deadline (words 5 and 6) are the tree's;
+    // word 7 keys the index's hash.
+    assert_eq!(H, 8);
+    refused(&|w| w[7] ^= 1, "the index's seed: entries no longer at their homes");
     refused(&|w| w[5] += 1, "first deadline");
     refused(&|w| w[5] -= 1, "first deadline");
     refused(&|w| w[6] -= 1, "last deadline");

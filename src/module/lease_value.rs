@@ -18,9 +18,16 @@
 //!   reads, in order (so the block's layout never shows). A count above
 //!   100,000 is refused before anything is allocated, and a loaded set must
 //!   be one the core could have written ([`LeaseBlock::from_words`]).
+//! - Each block's id index is keyed by its own seed ([`hash_seed`]): random
+//!   per process, so ids a client chooses to collide cannot be computed
+//!   without reading the server's memory. The seed stays in its node: a
+//!   loaded or applied-whole set gets a new one.
 
 use std::ffi::{c_void, CStr};
+use std::hash::{BuildHasher, RandomState};
 use std::os::raw::c_int;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::LazyLock;
 
 use redis_module::raw::{RedisModuleDigest, RedisModuleIO, RedisModuleString, RedisModuleType};
 
@@ -33,6 +40,18 @@ use crate::core::time::Millis;
 use super::block::{self, alloc, replace, words, words_mut};
 use super::ffi::{api, OpenKey};
 use super::stored::{apply_change, payload_words, Stored, APPLY, MAX_PAYLOAD};
+
+/// The seed of a new block's id index: a random base drawn once per process
+/// (std's `RandomState`, from the OS), and a count of blocks made, mixed
+/// (splitmix64's finaliser), so no two blocks share one.
+fn hash_seed() -> u64 {
+    static BASE: LazyLock<u64> = LazyLock::new(|| RandomState::new().hash_one(0x5eed_u64));
+    static MADE: AtomicU64 = AtomicU64::new(0);
+    let mut z = BASE.wrapping_add(MADE.fetch_add(1, Relaxed).wrapping_mul(0x9e37_79b9_7f4a_7c15));
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
 
 /// The tag of a change's payload.
 const CHANGE_TAG: u8 = b'c';
@@ -66,7 +85,7 @@ fn from_whole(w: &[u64]) -> Option<*mut c_void> {
     let (capacity, id_words) = LeaseBlock::layout_of_words(w)?;
     let block = alloc(LeaseBlock::words_for(capacity, id_words));
     // SAFETY: just made, owned here.
-    if LeaseBlock::from_words(unsafe { words_mut(block) }, w).is_some() {
+    if LeaseBlock::from_words(unsafe { words_mut(block) }, w, hash_seed()).is_some() {
         Some(block)
     } else {
         block::free(block);
@@ -90,8 +109,9 @@ impl Stored for LeaseChange {
         let (capacity, id_words) = LeaseBlock::first_layout(w);
         let block = alloc(LeaseBlock::words_for(capacity, id_words));
         // SAFETY: just made, owned here.
-        let applied =
-            LeaseBlock::init(unsafe { words_mut(block) }, id_words, w.header).filter(|b| w.fits(b)).map(|mut b| {
+        let applied = LeaseBlock::init(unsafe { words_mut(block) }, id_words, w.header, hash_seed())
+            .filter(|b| w.fits(b))
+            .map(|mut b| {
                 w.apply(&mut b);
             });
         if applied.is_none() {
