@@ -269,6 +269,69 @@ fn pttl_equals_reset_after_and_the_key_vanishes_when_full() {
     }
 }
 
+/// On a microsecond clock (Valkey, Redis 7.2+) a call rarely falls on a
+/// whole millisecond: the key's PTTL is still exactly `reset_after_ms` after
+/// every write, for every kind (it was one more whenever the sub-ms parts of
+/// now and of the reset added up past a millisecond), and the key is there
+/// until its limiter is full. On Redis 7.0 the module reads whole
+/// milliseconds, and this holds as in the test above.
+#[test]
+fn pttl_equals_reset_after_on_a_sub_millisecond_clock() {
+    let s = frozen_server();
+    let clock = s.clock.as_ref().unwrap();
+    let mut c = s.conn();
+    let int = |v: &Value| match v {
+        Value::Int(n) => *n,
+        other => panic!("not an integer: {other:?}"),
+    };
+    // (allowed, limit, remaining, reset_after_ms) of any kind's reply,
+    // RL.ACQUIRE's six fields included.
+    let call = |c: &mut redis::Connection, line: &str| {
+        let words: Vec<&str> = line.split(' ').collect();
+        match raw(c, &words).unwrap_or_else(|e| panic!("{line}: {e}")) {
+            Value::Array(f) if f.len() >= 5 => (int(&f[0]) == 1, int(&f[1]), int(&f[2]), int(&f[4])),
+            other => panic!("{line}: {other:?}"),
+        }
+    };
+    let kinds = [
+        ("sub:g", "RL.GCRA sub:g 7 1000 BURST 3"),
+        ("sub:t", "RL.TOKENBUCKET sub:t 4 3 1000"),
+        ("sub:s", "RL.SLIDE sub:s 5 700"),
+        ("sub:l", "RL.LOG sub:l 3 1000"),
+        ("sub:q", "RL.QUOTA sub:q 5 60000"),
+        ("sub:a", "RL.ACQUIRE sub:a 3 1000"),
+    ];
+    let mut writes = 0;
+    for step_us in [600, 1300, 250, 999, 142_857, 77_777, 1] {
+        clock.advance_us(step_us);
+        for (key, line) in kinds {
+            let (allowed, _, _, reset) = call(&mut c, line);
+            if allowed {
+                writes += 1;
+                assert_eq!(pttl(&mut c, key), reset, "{line} at +{step_us} us");
+            }
+        }
+    }
+    assert!(writes >= 20, "only {writes} allowed calls");
+    // From a write in the next minute (a new quota window, every other
+    // limiter idle): there at reset_after_ms and full then, gone 1 ms later
+    // (Redis expires a key once now > its expiry).
+    advance(&s, 60_000);
+    clock.advance_us(333);
+    for (key, line) in kinds {
+        let (allowed, limit, _, reset) = call(&mut c, &format!("{line} COST 1"));
+        assert!(allowed && reset > 0, "{line}");
+        assert_eq!(pttl(&mut c, key), reset, "{line}");
+        advance(&s, reset);
+        assert!(exists(&mut c, key), "{line}: gone before it was full");
+        let (_, _, remaining, left) = call(&mut c, &format!("{line} COST 0"));
+        assert_eq!((remaining, left), (limit, 0), "{line}: not full at reset_after");
+        advance(&s, 1);
+        assert!(!exists(&mut c, key), "{line}: still there after it was full");
+        advance(&s, -(reset + 1));
+    }
+}
+
 #[test]
 fn new_parameters_take_effect_at_once() {
     let s = frozen_server();

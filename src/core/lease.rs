@@ -291,8 +291,9 @@ pub struct LeaseChange {
     pub drop: usize,
     pub op: LeaseOp,
     pub header: LeaseHeader,
-    /// The absolute time (ms since the epoch, rounded up) the last lease
-    /// expires: the key's expiry. 0 when `delete`.
+    /// The key's expiry (ms since the epoch): the time until the last lease
+    /// expires, rounded up (the reply's `reset_after_ms`), after now's whole
+    /// ms, so PTTL is the reset. 0 when `delete`.
     pub expire_at_ms: u64,
     pub delete: bool,
 }
@@ -637,7 +638,9 @@ impl<'a, S: LeaseRead> Reading<'a, S> {
             drop,
             op: LeaseOp::None,
             header: LeaseHeader { next_seq, last_ns },
-            expire_at_ms: last.map_or(0, |d| d.div_ceil(NS_PER_MS)),
+            // `reset` after now's whole ms: PTTL is reset_after_ms (see
+            // `schedule::write_at`: the key outlives the last deadline).
+            expire_at_ms: last.map_or(0, |_| now / NS_PER_MS + *reset),
             delete: last.is_none(),
         }
     }

@@ -141,8 +141,9 @@ pub struct LogChange {
     pub back_cost: Option<u64>,
     pub push: Option<LogEntry>,
     pub header: LogHeader,
-    /// The absolute time (ms since the epoch) the newest entry ages out: the
-    /// key's expiry. 0 when `delete`.
+    /// The key's expiry (ms since the epoch): the reply's `reset_after_ms`
+    /// (until the newest entry ages out, rounded up) after now's whole ms,
+    /// so PTTL is the reset. 0 when `delete`.
     pub expire_at_ms: u64,
     pub delete: bool,
 }
@@ -525,7 +526,9 @@ impl SlidingLog {
             back_cost: view.back_cost,
             push: view.pushed,
             header: LogHeader { window_ms: self.window_ms, total: view.total },
-            expire_at_ms: ages_out.map_or(0, |t| t.div_ceil(NS_PER_MS)),
+            // `reset_after_ms` after now's whole ms: PTTL is the reply's
+            // reset (see `schedule::write_at`: the key outlives the entry).
+            expire_at_ms: ages_out.map_or(0, |_| now_ns / NS_PER_MS + reset_ns.div_ceil(NS_PER_MS)),
             delete: view.len() == 0,
         });
         LogOutcome { decision, change }
@@ -671,7 +674,9 @@ mod tests {
         let o = log.check(None::<&LogBuf>, T0 + 1, LogOp::Consume(1));
         let mut s = LogBuf::new(log.empty_header());
         o.change.unwrap().apply(&mut s);
-        assert_eq!(o.change.unwrap().expire_at_ms, T0 / MS + 11);
+        // The reply's reset (10 ms) after now's whole ms, so PTTL == reset;
+        // the server keeps the key through that ms, past the entry's age-out.
+        assert_eq!((o.decision.reset_after_ms, o.change.unwrap().expire_at_ms), (10, T0 / MS + 10));
         // Ages out at T0 + 10 ms + 1 ns.
         let d = log.check(Some(&s), T0 + 5 * MS, LogOp::Consume(1)).decision;
         assert_eq!((d.allowed, d.retry_after_ms, d.reset_after_ms), (false, 6, 6));

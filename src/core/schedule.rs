@@ -202,10 +202,14 @@ impl Schedule {
     }
 }
 
-/// The state that leaves `backlog` ns at `now`, and the key's expiry: the
-/// time the limiter is full again, rounded up to a whole ms.
+/// The state that leaves `backlog` ns at `now`, and the key's expiry:
+/// `reset_after_ms` (the backlog rounded up to a whole ms) after now's whole
+/// ms, so the key's PTTL is the reply's `reset_after_ms` on a sub-ms clock
+/// too. The server keeps a key through its expiry's millisecond (it expires
+/// once now > when), and the limiter is full before that ends: at
+/// `now + backlog <= floor(now) + reset < when + 1 ms`.
 #[inline]
 fn write_at(now: u64, backlog: u64) -> Write<u64> {
     let state = now.saturating_add(backlog);
-    Write { state, expire_at: Millis(ceil_ms_ns(state)) }
+    Write { state, expire_at: Millis(now / NS_PER_MS + ceil_ms_ns(backlog)) }
 }
