@@ -54,6 +54,7 @@
 use std::cmp::Ordering;
 
 use super::decision::{Decision, ParamError};
+use super::time::expiry_after_ms;
 
 /// Nanoseconds per millisecond.
 pub const NS_PER_MS: u64 = 1_000_000;
@@ -638,9 +639,7 @@ impl<'a, S: LeaseRead> Reading<'a, S> {
             drop,
             op: LeaseOp::None,
             header: LeaseHeader { next_seq, last_ns },
-            // `reset` after now's whole ms: PTTL is reset_after_ms (see
-            // `schedule::write_at`: the key outlives the last deadline).
-            expire_at_ms: last.map_or(0, |_| now / NS_PER_MS + *reset),
+            expire_at_ms: last.map_or(0, |_| expiry_after_ms(now, *reset)),
             delete: last.is_none(),
         }
     }

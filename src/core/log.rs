@@ -38,6 +38,7 @@
 
 use super::decision::{Decision, ParamError};
 pub use super::log_ring::{LogBuf, LogRing, LOG_RING_HEADER_WORDS};
+use super::time::expiry_after_ms;
 
 /// Nanoseconds per millisecond.
 pub const NS_PER_MS: u64 = 1_000_000;
@@ -526,9 +527,7 @@ impl SlidingLog {
             back_cost: view.back_cost,
             push: view.pushed,
             header: LogHeader { window_ms: self.window_ms, total: view.total },
-            // `reset_after_ms` after now's whole ms: PTTL is the reply's
-            // reset (see `schedule::write_at`: the key outlives the entry).
-            expire_at_ms: ages_out.map_or(0, |_| now_ns / NS_PER_MS + reset_ns.div_ceil(NS_PER_MS)),
+            expire_at_ms: ages_out.map_or(0, |_| expiry_after_ms(now_ns, decision.reset_after_ms)),
             delete: view.len() == 0,
         });
         LogOutcome { decision, change }

@@ -79,6 +79,17 @@ pub const fn ceil_ms_ns(ns: u64) -> u64 {
     ns.div_ceil(NS_PER_MS)
 }
 
+/// A key's expiry (ms since the epoch) for a write at `now_ns` whose reply
+/// says `reset_ms` (the time to full, rounded up): that many ms after now's
+/// whole ms, so the key's PTTL is `reset_after_ms` on a sub-ms clock too.
+/// The server keeps a key through its expiry's millisecond (it expires once
+/// now > when), so the limiter is full before the key goes: `now + exact <=
+/// floor(now) + reset < when + 1 ms`.
+#[inline]
+pub const fn expiry_after_ms(now_ns: u64, reset_ms: u64) -> u64 {
+    (now_ns / NS_PER_MS).saturating_add(reset_ms)
+}
+
 /// `ceil(a * b / d)`, exact. `d` must be non-zero and the result must fit a
 /// `u64` (the callers' ranges guarantee it). 64-bit arithmetic when the
 /// product fits, 128-bit otherwise.
