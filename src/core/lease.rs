@@ -54,7 +54,7 @@
 use std::cmp::Ordering;
 
 use super::decision::{Decision, ParamError};
-use super::time::expiry_after_ms;
+use super::time::expiry_ms;
 
 /// Nanoseconds per millisecond.
 pub const NS_PER_MS: u64 = 1_000_000;
@@ -292,9 +292,8 @@ pub struct LeaseChange {
     pub drop: usize,
     pub op: LeaseOp,
     pub header: LeaseHeader,
-    /// The key's expiry (ms since the epoch): the time until the last lease
-    /// expires, rounded up (the reply's `reset_after_ms`), after now's whole
-    /// ms, so PTTL is the reset. 0 when `delete`.
+    /// The absolute time (ms since the epoch, rounded up) the last lease
+    /// expires: the key's expiry. 0 when `delete`.
     pub expire_at_ms: u64,
     pub delete: bool,
 }
@@ -639,7 +638,7 @@ impl<'a, S: LeaseRead> Reading<'a, S> {
             drop,
             op: LeaseOp::None,
             header: LeaseHeader { next_seq, last_ns },
-            expire_at_ms: last.map_or(0, |_| expiry_after_ms(now, *reset)),
+            expire_at_ms: last.map_or(0, expiry_ms),
             delete: last.is_none(),
         }
     }

@@ -38,7 +38,7 @@
 
 use super::decision::{Decision, ParamError};
 pub use super::log_ring::{LogBuf, LogRing, LOG_RING_HEADER_WORDS};
-use super::time::expiry_after_ms;
+use super::time::expiry_ms;
 
 /// Nanoseconds per millisecond.
 pub const NS_PER_MS: u64 = 1_000_000;
@@ -142,9 +142,8 @@ pub struct LogChange {
     pub back_cost: Option<u64>,
     pub push: Option<LogEntry>,
     pub header: LogHeader,
-    /// The key's expiry (ms since the epoch): the reply's `reset_after_ms`
-    /// (until the newest entry ages out, rounded up) after now's whole ms,
-    /// so PTTL is the reset. 0 when `delete`.
+    /// The absolute time (ms since the epoch) the newest entry ages out: the
+    /// key's expiry. 0 when `delete`.
     pub expire_at_ms: u64,
     pub delete: bool,
 }
@@ -527,7 +526,7 @@ impl SlidingLog {
             back_cost: view.back_cost,
             push: view.pushed,
             header: LogHeader { window_ms: self.window_ms, total: view.total },
-            expire_at_ms: ages_out.map_or(0, |_| expiry_after_ms(now_ns, decision.reset_after_ms)),
+            expire_at_ms: ages_out.map_or(0, expiry_ms),
             delete: view.len() == 0,
         });
         LogOutcome { decision, change }
@@ -673,9 +672,7 @@ mod tests {
         let o = log.check(None::<&LogBuf>, T0 + 1, LogOp::Consume(1));
         let mut s = LogBuf::new(log.empty_header());
         o.change.unwrap().apply(&mut s);
-        // The reply's reset (10 ms) after now's whole ms, so PTTL == reset;
-        // the server keeps the key through that ms, past the entry's age-out.
-        assert_eq!((o.decision.reset_after_ms, o.change.unwrap().expire_at_ms), (10, T0 / MS + 10));
+        assert_eq!(o.change.unwrap().expire_at_ms, T0 / MS + 11);
         // Ages out at T0 + 10 ms + 1 ns.
         let d = log.check(Some(&s), T0 + 5 * MS, LogOp::Consume(1)).decision;
         assert_eq!((d.allowed, d.retry_after_ms, d.reset_after_ms), (false, 6, 6));

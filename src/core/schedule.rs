@@ -4,9 +4,7 @@
 //! admission rule are explained in `gcra`.
 
 use super::decision::{Decision, Outcome, Write};
-use super::time::{
-    ceil_ms_ns, expiry_after_ms, mul_div_ceil, mul_div_floor, Millis, MAX_PERIOD_MS, MAX_SPAN_MS, NS_PER_MS,
-};
+use super::time::{ceil_ms_ns, expiry_ms, mul_div_ceil, mul_div_floor, Millis, MAX_PERIOD_MS, MAX_SPAN_MS, NS_PER_MS};
 
 /// A validated schedule: `burst` units, refilled `count` per `period_ns`.
 /// GCRA and the token bucket are both such schedules; they differ in how
@@ -205,10 +203,9 @@ impl Schedule {
 }
 
 /// The state that leaves `backlog` ns at `now`, and the key's expiry: the
-/// reply's `reset_after_ms` (the backlog rounded up) after now's whole ms
-/// ([`expiry_after_ms`]).
+/// time the limiter is full again, rounded up to a whole ms ([`expiry_ms`]).
 #[inline]
 fn write_at(now: u64, backlog: u64) -> Write<u64> {
     let state = now.saturating_add(backlog);
-    Write { state, expire_at: Millis(expiry_after_ms(now, ceil_ms_ns(backlog))) }
+    Write { state, expire_at: Millis(expiry_ms(state)) }
 }

@@ -79,15 +79,16 @@ pub const fn ceil_ms_ns(ns: u64) -> u64 {
     ns.div_ceil(NS_PER_MS)
 }
 
-/// A key's expiry (ms since the epoch) for a write at `now_ns` whose reply
-/// says `reset_ms` (the time to full, rounded up): that many ms after now's
-/// whole ms, so the key's PTTL is `reset_after_ms` on a sub-ms clock too.
-/// The server keeps a key through its expiry's millisecond (it expires once
-/// now > when), so the limiter is full before the key goes: `now + exact <=
-/// floor(now) + reset < when + 1 ms`.
+/// A key's expiry (ms since the epoch) when all the time charged to it has
+/// passed at `full_at_ns`: that instant rounded up to a whole millisecond.
+/// No server expires a key before it: Redis 8's active expiry deletes a key
+/// within its expiry's millisecond (once now >= when), lazy expiry and the
+/// others once now > when, and `now >= when` implies `now >= full_at_ns`.
+/// So PTTL is the reply's `reset_after_ms` on a whole-ms clock (Redis 7.0)
+/// and that or one more on a sub-ms one (Redis 7.2+, Valkey).
 #[inline]
-pub const fn expiry_after_ms(now_ns: u64, reset_ms: u64) -> u64 {
-    (now_ns / NS_PER_MS).saturating_add(reset_ms)
+pub const fn expiry_ms(full_at_ns: u64) -> u64 {
+    full_at_ns.div_ceil(NS_PER_MS)
 }
 
 /// `ceil(a * b / d)`, exact. `d` must be non-zero and the result must fit a
