@@ -120,6 +120,44 @@ fn a_period_change_keeps_the_count_to_the_later_end() {
     assert_eq!(pexpiretime(&mut c, "k"), day_end);
 }
 
+/// A period change seen first by a denied or COST 0 call stores the merged
+/// window (a repair): the key expires at the later end, and the new window
+/// never admits more than its limit. Before, nothing was stored, the key
+/// expired at the hour's end, and the DAY window admitted 2 against a limit
+/// of 1 (issue 32.7).
+#[test]
+fn a_period_change_seen_by_a_denial_or_a_status_query_is_stored() {
+    let s = frozen_server();
+    let mut c = s.conn();
+    // 2027-01-15T12:30:00Z; the hour ends at 13:00, the UTC day at 24:00.
+    let half_past = 1_800_016_200_000u64;
+    let (hour_end, day_end) = (half_past + 1_800_000, 1_800_057_600_000u64);
+    for (key, second) in [("q:denied", "RL.QUOTA q:denied 1 DAY"), ("q:status", "RL.QUOTA q:status 1 DAY COST 0")] {
+        freeze(&s, half_past);
+        assert!(rl(&mut c, &format!("RL.QUOTA {key} 1 HOUR")).allowed);
+        assert_eq!(pexpiretime(&mut c, key), hour_end as i64);
+        freeze(&s, half_past + 1);
+        let to_end = (day_end - half_past - 1) as i64;
+        let want = if second.ends_with("COST 0") { r(true, 1, 0, 0, to_end) } else { r(false, 1, 0, to_end, to_end) };
+        assert_eq!(rl(&mut c, second), want, "{second}");
+        assert_eq!(pexpiretime(&mut c, key), day_end as i64, "{second}: the merged window was not stored");
+        assert_eq!(pttl(&mut c, key), to_end);
+        // At 13:00 the count still stands in the day window.
+        freeze(&s, hour_end);
+        let to_end = (day_end - hour_end) as i64;
+        assert_eq!(rl(&mut c, &format!("RL.QUOTA {key} 1 DAY")), r(false, 1, 0, to_end, to_end), "{second}");
+    }
+    // PEEK reads the merged window but writes nothing.
+    freeze(&s, half_past);
+    assert!(rl(&mut c, "RL.QUOTA q:peek 1 HOUR").allowed);
+    let before = dump(&mut c, "q:peek");
+    freeze(&s, half_past + 1);
+    let to_end = (day_end - half_past - 1) as i64;
+    assert_eq!(rl(&mut c, "RL.QUOTA q:peek 1 DAY PEEK"), r(false, 1, 0, to_end, to_end));
+    assert_eq!(rl(&mut c, "RL.PEEK QUOTA q:peek 1 DAY"), r(false, 1, 0, to_end, to_end));
+    assert_eq!((dump(&mut c, "q:peek"), pexpiretime(&mut c, "q:peek")), (before, hour_end as i64));
+}
+
 #[test]
 fn errors_name_the_argument_and_write_nothing() {
     let s = frozen_server();

@@ -10,8 +10,12 @@
 //! - else the count stands, in one window ending at the later of the stored
 //!   end and the current window's end: when the period or the zone changed,
 //!   a count is never dropped before the window it was counted in ends, and
-//!   the current window never admits more than `limit` (this is no repair:
-//!   nothing is written unless the call consumes).
+//!   the current window never admits more than `limit`. When that merged
+//!   window is not the stored one, every call other than PEEK stores it (a
+//!   repair: a denied or `COST 0` call writes it too), so the key expires at
+//!   the merged end, never at the old one: else a count seen under a new
+//!   period by a denial was dropped at the old end, and the new window
+//!   admitted `limit` more.
 //!
 //! A count above a lowered limit reads as the limit.
 
@@ -82,9 +86,9 @@ impl Quota {
                 // the later end. When that is the current window's end, the
                 // state takes the current window, so later calls find it
                 // unchanged.
-                let window =
-                    if s.end_ms > current.end_ms { Window { start_ms: s.start_ms, end_ms: s.end_ms } } else { current };
-                Reading { count: s.count.min(self.limit), window, repair: false }
+                let stored = Window { start_ms: s.start_ms, end_ms: s.end_ms };
+                let window = if s.end_ms > current.end_ms { stored } else { current };
+                Reading { count: s.count.min(self.limit), window, repair: window != stored }
             }
         }
     }
@@ -290,8 +294,16 @@ mod tests {
         // the day window, which later calls find unchanged.
         let hour = QuotaState { count: 2, start_ms: T0, end_ms: T0 + HOUR };
         let today = Window { start_ms: T0 - 8 * HOUR, end_ms: T0 + 16 * HOUR };
+        // A status query stores the merged window (a repair), so the key
+        // expires at its end, not at the hour's.
         let o = q.check(Some(hour), today, (T0 + 5) * MS, 0);
-        assert_eq!((o.decision.remaining, o.decision.reset_after_ms, o.write), (3, 16 * HOUR - 5, None));
+        assert_eq!((o.decision.remaining, o.decision.reset_after_ms), (3, 16 * HOUR - 5));
+        let w = o.write.expect("a repair");
+        assert_eq!((w.state.count, w.state.start_ms, w.state.end_ms), (2, today.start_ms, today.end_ms));
+        assert_eq!(w.expire_at.0, today.end_ms);
+        // Repaired, it reads the same and writes nothing.
+        let again = q.check(Some(w.state), today, (T0 + 6) * MS, 0);
+        assert_eq!((again.decision.remaining, again.write), (3, None));
         let w = q.check(Some(hour), today, (T0 + 5) * MS, 1).write.unwrap();
         assert_eq!((w.state.count, w.state.start_ms, w.state.end_ms), (3, today.start_ms, today.end_ms));
     }
