@@ -35,7 +35,14 @@ impl LoadOptions {
     fn parse_words(args: &[&[u8]]) -> Result<Self, String> {
         let mut opts = Self::default();
         let mut words = args.iter().copied();
+        // Each argument at most once, as options of a command are.
+        let mut seen: Vec<&[u8]> = Vec::new();
         while let Some(word) = words.next() {
+            let name = word.to_ascii_lowercase();
+            if seen.iter().any(|s| s.eq_ignore_ascii_case(word)) {
+                return Err(format!("module argument {} given twice", String::from_utf8_lossy(&name)));
+            }
+            seen.push(word);
             let mut value = |name: &'static str, max: u64| -> Result<u64, String> {
                 let v = words.next().ok_or_else(|| format!("{name} needs a value"))?;
                 let min = u64::from(name != "top-capacity");
@@ -58,5 +65,24 @@ impl LoadOptions {
             }
         }
         Ok(opts)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_argument_is_taken_once() {
+        let o = LoadOptions::parse_words(&[b"top-capacity", b"5", b"TOP-SAMPLE", b"3"]).unwrap();
+        assert_eq!((o.top_capacity, o.top_sample), (5, 3));
+        for twice in [
+            &[&b"top-capacity"[..], b"5", b"top-capacity", b"6"][..],
+            &[b"top-sample", b"2", b"Top-Sample", b"2"],
+        ] {
+            let e = LoadOptions::parse_words(twice).err().expect("refused");
+            assert!(e.contains("given twice"), "{e}");
+        }
+        assert!(LoadOptions::parse_words(&[b"top-capacity", b"5", b"nope"]).is_err());
     }
 }
