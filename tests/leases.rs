@@ -355,3 +355,97 @@ fn a_replica_fires_the_masters_events_for_acquire_renew_and_release() {
     let events: Vec<String> = (0..5).map(|_| pubsub.get_message().unwrap().get_payload().unwrap()).collect();
     assert_eq!(events, ["rl.acquire", "rl.acquire", "rl.renew", "rl.release", "del"]);
 }
+
+/// Generated ids are never handed out again on a key, across its lives
+/// (issue 32.6): with the clock frozen, `RL.ACQUIRE k 2 1000` gave `T-0`
+/// and `T-1`, both were released (the key deleted), and the next acquire
+/// gave `T-1` again, so the first holder's retried release ended the new
+/// holder's lease. One life: two ids made on `k`, then released (the key is
+/// deleted); their ids.
+fn a_life_of_k(c: &mut Connection) -> Vec<String> {
+    let mut ids = Vec::new();
+    for _ in 0..2 {
+        let (d, lease) = acquire(c, "RL.ACQUIRE k 2 1000");
+        assert!(d.allowed);
+        ids.push(lease.unwrap());
+    }
+    for id in &ids {
+        assert_eq!(int(c, &["RL.RELEASE", "k", id]), 1);
+    }
+    assert!(!exists(c, "k"));
+    ids
+}
+
+/// The next life of `k`, in the same millisecond: no id of `earlier` comes
+/// back, and their holders' retried releases end nothing.
+fn next_life_gives_new_ids(c: &mut Connection, earlier: &[String]) {
+    let mut later = Vec::new();
+    for _ in 0..2 {
+        let (d, lease) = acquire(c, "RL.ACQUIRE k 2 1000");
+        assert!(d.allowed);
+        let lease = lease.unwrap();
+        assert!(!earlier.contains(&lease), "{lease} handed out again (earlier: {earlier:?})");
+        later.push(lease);
+    }
+    for id in earlier {
+        assert_eq!(int(c, &["RL.RELEASE", "k", id]), 0, "an earlier holder's release of {id} ended a lease");
+    }
+    assert_eq!(acquire(c, "RL.ACQUIRE k 2 1000 COST 0").0.remaining, 0, "{later:?}");
+}
+
+#[test]
+fn generated_ids_never_come_back_when_the_key_is_created_again() {
+    let s = frozen_server_with(&[]);
+    let mut c = s.conn();
+    let mut earlier = a_life_of_k(&mut c);
+    earlier.extend(a_life_of_k(&mut c));
+    next_life_gives_new_ids(&mut c, &earlier);
+}
+
+#[test]
+fn generated_ids_never_come_back_after_a_restart() {
+    let mut s = frozen_server_with(&[]);
+    let mut c = s.conn();
+    let mut earlier = a_life_of_k(&mut c);
+    // The node's floor is kept in the RDB (an aux field), with no key left.
+    let _: () = redis::cmd("DEBUG").arg("RELOAD").query(&mut c).unwrap();
+    earlier.extend(a_life_of_k(&mut c));
+    let _: () = redis::cmd("SAVE").query(&mut c).unwrap();
+    s.restart();
+    let mut c = s.conn();
+    next_life_gives_new_ids(&mut c, &earlier);
+}
+
+#[test]
+fn generated_ids_never_come_back_on_a_promoted_replica() {
+    let master = frozen_server_with(&[]);
+    let replica = start_replica(&master, ServerOptions { fake_clock: true, ..Default::default() });
+    replica.clock.as_ref().unwrap().freeze_at_ms(T0_MS);
+    let mut m = master.conn();
+    let earlier = a_life_of_k(&mut m);
+    common::replication::wait_for_replica_offset(&mut m);
+    let mut r = replica.conn();
+    let _: () = redis::cmd("REPLICAOF").arg("NO").arg("ONE").query(&mut r).unwrap();
+    next_life_gives_new_ids(&mut r, &earlier);
+}
+
+#[test]
+fn generated_ids_never_come_back_after_an_older_copy_is_restored() {
+    let s = frozen_server_with(&[]);
+    let mut c = s.conn();
+    let (_, first) = acquire(&mut c, "RL.ACQUIRE k 2 1000");
+    let first = first.unwrap();
+    let old = dump(&mut c, "k").unwrap();
+    let (_, second) = acquire(&mut c, "RL.ACQUIRE k 2 1000");
+    let second = second.unwrap();
+    for id in [&first, &second] {
+        assert_eq!(int(&mut c, &["RL.RELEASE", "k", id]), 1);
+    }
+    // The older copy holds `first` live, and a sequence from before `second`.
+    let _: () = redis::cmd("RESTORE").arg("k").arg(0).arg(&old).query(&mut c).unwrap();
+    let (d, lease) = acquire(&mut c, "RL.ACQUIRE k 2 1000");
+    assert!(d.allowed);
+    let lease = lease.unwrap();
+    assert!(lease != first && lease != second, "{lease} handed out again");
+    assert_eq!(int(&mut c, &["RL.RELEASE", "k", &second]), 0);
+}

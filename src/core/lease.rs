@@ -41,15 +41,17 @@
 //!
 //! Generated ids. Without `ID`, the lease is named `<now in ms>-<seq>`
 //! (ASCII decimal, at most 41 bytes), where `seq` is the key's sequence
-//! number, kept in the header and incremented by every generated id. A new
-//! key's sequence starts at the caller's `seed`. Within a key's life, ids
-//! never repeat (the sequence only grows, and a generated id that happens to
-//! equal a live client-named lease's id is skipped). Across a key's lives
-//! (the key is deleted when its last lease ends, and created again later),
-//! the time and the seed keep them apart: the module passes a node-wide
-//! counter of created lease keys as the seed, so a key deleted and created
-//! again in the same millisecond (or in one MULTI, where time stands still)
-//! still starts a new sequence.
+//! number, kept in the header and incremented by every generated id. A
+//! generated id's sequence number is at least the caller's `floor`. Within a
+//! key's life, ids never repeat (the sequence only grows, and a generated id
+//! that happens to equal a live client-named lease's id is skipped). Across
+//! a key's lives (the key is deleted when its last lease ends, and created
+//! again later, or an older copy of it is restored) the floor keeps them
+//! apart: the module passes the node's, which lies above every sequence
+//! number any lease set on the node has reached (stored, applied from the
+//! master, loaded, and kept across restarts in the RDB), so a key deleted
+//! and created again in the same millisecond (or in one MULTI, where time
+//! stands still) never hands out an id of its earlier life.
 
 use std::cmp::Ordering;
 
@@ -736,17 +738,17 @@ impl Leases {
     }
 
     /// `RL.ACQUIRE key limit lease_ms [COST cost] [ID id]` at `now_ns` on
-    /// `store` (`None`: the key is missing). `seed` starts the sequence of
-    /// generated ids when this call creates the key (see the module docs).
+    /// `store` (`None`: the key is missing). A generated id's sequence
+    /// number is at least `floor` (see the module docs).
     pub fn acquire<S: LeaseRead>(
         &self,
         store: Option<&S>,
         now_ns: u64,
         cost: u64,
         id: Option<&LeaseId>,
-        seed: u64,
+        floor: u64,
     ) -> AcquireOutcome {
-        let r = Reading::of(store, now_ns, seed);
+        let r = Reading::of(store, now_ns, floor);
         let limit = self.limit;
         let deadline = now_ns.saturating_add(self.lease_ms * NS_PER_MS);
         let decision = |allowed: bool, live: u64, retry: i64, reset: u64| Decision {
@@ -801,13 +803,14 @@ impl Leases {
                     }
                 }
                 None => {
-                    let mut seq = r.header.next_seq;
+                    // The floor moves no sequence into LOOKED_UP_FROM.
+                    let mut seq = r.header.next_seq.max(floor.min(LOOKED_UP_FROM - 1));
                     generated_id(&mut l.id, now_ns, seq);
                     // Below LOOKED_UP_FROM no live lease has this id: each
                     // generated one had a smaller sequence number, and so has
                     // each client-named one of the generated form (above),
                     // so nothing is looked up. A sequence that has reached it
-                    // (2^63 acquires, or a seed) stays there and looks
+                    // (2^63 acquires, or a loaded set) stays there and looks
                     // instead: it skips a sequence number whose id a live
                     // lease holds, at most one step per live lease.
                     if seq < LOOKED_UP_FROM {

@@ -57,20 +57,52 @@ unsafe extern "C" fn copy<K: Kind>(
     guard("copy", std::ptr::null_mut(), || unsafe { K::Write::copy(value) })
 }
 
+/// When the aux field is written and read: before the keys.
+const AUX_BEFORE_RDB: c_int = 1 << 0;
+
+unsafe extern "C" fn aux_save<K: Kind>(rdb: *mut RedisModuleIO, when: c_int) {
+    guard("aux_save", (), || {
+        if when == AUX_BEFORE_RDB {
+            K::Write::aux_save(rdb)
+        }
+    })
+}
+
+unsafe extern "C" fn aux_load<K: Kind>(rdb: *mut RedisModuleIO, encver: c_int, when: c_int) -> c_int {
+    let ok = guard("aux_load", false, || when == AUX_BEFORE_RDB && K::Write::aux_load(rdb, encver));
+    if ok {
+        raw::REDISMODULE_OK as c_int
+    } else {
+        raw::REDISMODULE_ERR as c_int
+    }
+}
+
+/// Whether the server reads version 5 type methods (aux_save2): Redis 7.2+
+/// and Valkey, told by an API of the same release, CachedMicroseconds.
+fn type_methods_v5() -> bool {
+    // SAFETY: copying a function pointer out of the module API table.
+    unsafe { raw::RedisModule_CachedMicroseconds }.is_some()
+}
+
 /// Registers the data type of kind `K`. Call once, from the module's load.
 pub fn register<K: Kind>(ctx: Ctx<'_>) -> Result<(), &'static CStr> {
+    // Version 4 is what Redis 7.0 knows. A kind with an aux field uses
+    // version 5's aux_save2 where the server has it (Redis 7.2+, Valkey:
+    // the field is left out of an RDB when nothing was written to it), and
+    // aux_save on Redis 7.0 (which writes the field into every RDB).
+    let v5 = type_methods_v5();
+    let aux = K::Write::AUX;
     let mut methods = raw::RedisModuleTypeMethods {
-        // Version 4 is what Redis 7.0 knows; we use nothing newer.
-        version: 4,
+        version: if aux && v5 { 5 } else { 4 },
         rdb_load: Some(rdb_load::<K>),
         rdb_save: Some(rdb_save::<K>),
         aof_rewrite: Some(aof_rewrite::<K>),
         mem_usage: Some(mem_usage::<K>),
         digest: Some(digest::<K>),
         free: Some(free::<K>),
-        aux_load: None,
-        aux_save: None,
-        aux_save_triggers: 0,
+        aux_load: if aux { Some(aux_load::<K>) } else { None },
+        aux_save: if aux && !v5 { Some(aux_save::<K>) } else { None },
+        aux_save_triggers: if aux { AUX_BEFORE_RDB } else { 0 },
         free_effort: None,
         unlink: None,
         copy: Some(copy::<K>),
@@ -79,7 +111,7 @@ pub fn register<K: Kind>(ctx: Ctx<'_>) -> Result<(), &'static CStr> {
         free_effort2: None,
         unlink2: None,
         copy2: None,
-        aux_save2: None,
+        aux_save2: if aux && v5 { Some(aux_save::<K>) } else { None },
     };
     let ty = api!(RedisModule_CreateDataType(ctx.raw(), K::TYPE_NAME.as_ptr(), ENCODING_VERSION, &mut methods));
     if ty.is_null() {

@@ -1,14 +1,12 @@
 //! `RL.ACQUIRE`'s limiter (the `CONCURRENCY` spec of `RL.ALL`): the core's
-//! lease set (`core::lease`) with this call's `ID`, and the seed of a new
-//! key's generated ids.
+//! lease set (`core::lease`) with this call's `ID`, and the node's floor of
+//! generated ids' sequence numbers (`lease_value::seq_floor`).
 //!
 //! A key holds a set of weighted leases in one block from the server's
 //! allocator (`lease_value`); a call reads it in place and writes a
 //! [`LeaseChange`] of constant size (the expired leases dropped, one lease
 //! added, renewed or ended): what is applied, and what replicas and the AOF
 //! receive.
-
-use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 use crate::core::lease::{AcquireOutcome, LeaseBlock, LeaseChange, LeaseChangeKind, LeaseId, LeaseOp, Leases};
 use crate::core::time::{Millis, Nanos};
@@ -22,11 +20,6 @@ pub struct Acquire {
     id: Option<LeaseId>,
 }
 
-/// Lease keys created on this node: the seed of a new key's generated ids,
-/// so a key deleted and created again within one millisecond (or one
-/// MULTI, where time stands still) never repeats an id.
-static SEED: AtomicU64 = AtomicU64::new(0);
-
 impl Acquire {
     pub fn new(limit: u64, lease_ms: u64, id: Option<LeaseId>) -> Result<Self, ParamError> {
         Ok(Self { leases: Leases::new(limit, lease_ms)?, id })
@@ -34,8 +27,7 @@ impl Acquire {
 
     #[inline]
     fn acquire(&self, state: Option<LeaseBlock<&[u64]>>, now: Nanos, cost: u64) -> AcquireOutcome {
-        let seed = if state.is_none() { SEED.fetch_add(1, Relaxed) } else { 0 };
-        self.leases.acquire(state.as_ref(), now.0, cost, self.id.as_ref(), seed)
+        self.leases.acquire(state.as_ref(), now.0, cost, self.id.as_ref(), super::lease_value::seq_floor())
     }
 }
 

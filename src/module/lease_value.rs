@@ -53,6 +53,31 @@ fn hash_seed() -> u64 {
     z ^ (z >> 31)
 }
 
+/// Above every sequence number of a generated id that any lease set on this
+/// node has reached: the least sequence number an acquire generates next
+/// (`Leases::acquire`'s floor). It rises with every change stored or applied
+/// from the master (so a promoted replica goes on above its master's) and
+/// every set loaded or restored, and it is kept in the RDB (an aux field),
+/// so no key hands out an id again after it was deleted and created anew,
+/// restored from an older DUMP, or the server restarted. Sequences a client
+/// names at or above 2^63 (where ids are looked up) do not move it.
+static NEXT_SEQ: AtomicU64 = AtomicU64::new(0);
+
+/// The node's floor for the next generated id's sequence number.
+#[inline]
+pub fn seq_floor() -> u64 {
+    NEXT_SEQ.load(Relaxed)
+}
+
+/// A lease set on this node reached `next_seq`. (The server runs commands
+/// and loads on one thread: a plain load and store.)
+#[inline]
+fn saw_seq(next_seq: u64) {
+    if next_seq > NEXT_SEQ.load(Relaxed) && next_seq < 1 << 63 {
+        NEXT_SEQ.store(next_seq, Relaxed);
+    }
+}
+
 /// The tag of a change's payload.
 const CHANGE_TAG: u8 = b'c';
 /// The tag of a whole set's payload (AOF rewrite).
@@ -86,6 +111,7 @@ fn from_whole(w: &[u64]) -> Option<*mut c_void> {
     let block = alloc(LeaseBlock::words_for(capacity, id_words));
     // SAFETY: just made, owned here.
     if LeaseBlock::from_words(unsafe { words_mut(block) }, w, hash_seed()).is_some() {
+        saw_seq(w[1]);
         Some(block)
     } else {
         block::free(block);
@@ -118,6 +144,7 @@ impl Stored for LeaseChange {
             block::free(block);
             return None;
         }
+        saw_seq(w.header.next_seq);
         Some(block)
     }
 
@@ -133,6 +160,7 @@ impl Stored for LeaseChange {
         if w.delete || !w.fits(&set) {
             return None;
         }
+        saw_seq(w.header.next_seq);
         if let Some((capacity, id_words)) = set.needs_room(w) {
             let bigger = copy_into_new(&set, capacity, id_words)?;
             // SAFETY: just made, owned here.
@@ -212,6 +240,25 @@ impl Stored for LeaseChange {
             from_whole(&w)
         };
         load().unwrap_or(std::ptr::null_mut())
+    }
+
+    const AUX: bool = true;
+
+    /// The node's sequence floor ([`NEXT_SEQ`]), before the keys.
+    fn aux_save(rdb: *mut RedisModuleIO) {
+        api!(RedisModule_SaveUnsigned(rdb, NEXT_SEQ.load(Relaxed)));
+    }
+
+    fn aux_load(rdb: *mut RedisModuleIO, encver: c_int) -> bool {
+        if encver != 1 {
+            return false;
+        }
+        let floor = api!(RedisModule_LoadUnsigned(rdb));
+        if api!(RedisModule_IsIOError(rdb)) != 0 {
+            return false;
+        }
+        saw_seq(floor);
+        true
     }
 
     unsafe fn rdb_save(rdb: *mut RedisModuleIO, value: *mut c_void) {

@@ -76,10 +76,9 @@ mod tests {
     fn each_argument_is_taken_once() {
         let o = LoadOptions::parse_words(&[b"top-capacity", b"5", b"TOP-SAMPLE", b"3"]).unwrap();
         assert_eq!((o.top_capacity, o.top_sample), (5, 3));
-        for twice in [
-            &[&b"top-capacity"[..], b"5", b"top-capacity", b"6"][..],
-            &[b"top-sample", b"2", b"Top-Sample", b"2"],
-        ] {
+        for twice in
+            [&[&b"top-capacity"[..], b"5", b"top-capacity", b"6"][..], &[b"top-sample", b"2", b"Top-Sample", b"2"]]
+        {
             let e = LoadOptions::parse_words(twice).err().expect("refused");
             assert!(e.contains("given twice"), "{e}");
         }

@@ -62,6 +62,16 @@ pub trait Stored: Copy + 'static {
         None
     }
 
+    /// Whether the kind keeps node-wide state in the RDB beside its keys
+    /// (an aux field, written before them): then [`aux_save`](Self::aux_save)
+    /// writes it and [`aux_load`](Self::aux_load) reads it back.
+    const AUX: bool = false;
+    fn aux_save(_rdb: *mut RedisModuleIO) {}
+    /// False if the field is malformed or of a version this build does not know.
+    fn aux_load(_rdb: *mut RedisModuleIO, _encver: c_int) -> bool {
+        true
+    }
+
     /// The value in an RDB (or DUMP payload) of encoding version `encver`;
     /// NULL if it is malformed or of a version this build does not know.
     fn rdb_load(rdb: *mut RedisModuleIO, encver: c_int) -> *mut c_void;
