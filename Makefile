@@ -52,7 +52,7 @@ test-integration: build-hooks ## Run only the integration suite, against one ser
 	@CARGO=$(CARGO) REDIS_RL_MODULE=$(MODULE) scripts/test.sh --no-unit $(SERVER)
 
 test-unit: ## Run only the pure-core unit and property tests (no server)
-	$(CARGO) test --features test-hooks --lib --test core_properties --test core_allocations --test core_param_changes --test core_log --test core_lease --test core_quota --test core_refunds
+	$(CARGO) test --features test-hooks --lib --test core_properties --test core_allocations --test core_param_changes --test core_log --test core_lease --test core_quota --test core_refunds --test core_replica_apply
 
 lint: ## rustfmt check and clippy with warnings as errors
 	$(CARGO) fmt --check

@@ -239,3 +239,57 @@ fn a_replica_fires_the_same_keyspace_events_as_its_master() {
         [ev("evg", "rl.gcra"), ev("evt", "rl.tokenbucket"), ev("evs", "rl.slide"), ev("evc", "rl.gcra")]
     );
 }
+
+/// A writable replica (`replica-read-only no`) with writes of its own, or a
+/// clock of its own, never holds a lease set or a log that its own RDB
+/// loader refuses (issue 32.1): its DUMP restores elsewhere, and it saves
+/// and loads its dataset again (DEBUG RELOAD) with every key. Before, a
+/// master's change applied to the replica's own set carried the master's
+/// header: a `last_ns` before the replica's lease's start, a log total other
+/// than the sum of the replica's entries.
+#[test]
+fn a_writable_replica_with_its_own_writes_keeps_states_its_loader_accepts() {
+    for skew_ms in [0i64, 10_000, -10_000] {
+        let master = Server::start_with(fake_clock());
+        master.clock.as_ref().unwrap().freeze_at_ms(T0_MS);
+        let replica = start_replica(
+            &master,
+            ServerOptions {
+                fake_clock: true,
+                extra_args: vec!["--replica-read-only".into(), "no".into()],
+                ..Default::default()
+            },
+        );
+        let rclock = replica.clock.as_ref().unwrap();
+        rclock.freeze_at_ms((T0_MS as i64 + skew_ms) as u64);
+        let (mut m, mut r) = (master.conn(), replica.conn());
+        let run = |c: &mut redis::Connection, line: &str| {
+            let words: Vec<&str> = line.split(' ').collect();
+            common::limiter::raw(c, &words).unwrap_or_else(|e| panic!("{line}: {e}"));
+        };
+        run(&mut m, "RL.ACQUIRE L 10 600000 ID m1");
+        run(&mut m, "RL.ACQUIRE L 10 600000 ID m0");
+        run(&mut m, "RL.LOG G 3 1000");
+        wait_for_replica_offset(&mut m);
+        // Local writes on the replica, by its own clock.
+        run(&mut r, "RL.ACQUIRE L 10 600000 ID r1");
+        run(&mut r, "RL.LOG G 3 1000");
+        master.clock.as_ref().unwrap().advance_ms(1);
+        rclock.advance_ms(1);
+        run(&mut m, "RL.RELEASE L m0");
+        run(&mut m, "RL.LOG G 3 1000");
+        run(&mut m, "RL.ACQUIRE L 10 600000 ID m2");
+        wait_for_replica_offset(&mut m);
+        let mut other = master.conn();
+        for key in ["L", "G"] {
+            let d: Vec<u8> = redis::cmd("DUMP").arg(key).query(&mut r).unwrap();
+            let restored: redis::RedisResult<()> =
+                redis::cmd("RESTORE").arg(format!("{key}:copy")).arg(0).arg(d).query(&mut other);
+            assert!(restored.is_ok(), "skew {skew_ms}: the replica's {key} does not restore: {restored:?}");
+        }
+        let reloaded: redis::RedisResult<()> = redis::cmd("DEBUG").arg("RELOAD").query(&mut r);
+        assert!(reloaded.is_ok(), "skew {skew_ms}: DEBUG RELOAD on the replica: {reloaded:?}\n{}", replica.log_tail());
+        let n: i64 = redis::cmd("EXISTS").arg("L").arg("G").query(&mut r).unwrap();
+        assert_eq!(n, 2, "skew {skew_ms}: keys lost by the reload");
+    }
+}

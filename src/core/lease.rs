@@ -433,7 +433,25 @@ impl LeaseChange {
     /// Applies the change to the store it was computed from (or to a copy of
     /// the same set). A lease the change names but the store lacks is
     /// skipped, never a panic.
+    ///
+    /// The header is the change's, but never below the store's where it
+    /// bounds what the store holds: a replica whose set differs from its
+    /// master's (a local write on a writable replica, a clock of its own, a
+    /// forged stream) keeps `last_ns` at or after every lease's start (so
+    /// its own loader accepts the set) and a sequence above its own ids. On
+    /// the master, where the change was computed from this store, both are
+    /// the change's: its `last_ns` only falls with a clamp, which leaves no
+    /// start after the clamp instant, and its sequence never falls.
     pub fn apply<S: LeaseStore>(&self, store: &mut S) {
+        let before = store.header();
+        let header = LeaseHeader {
+            next_seq: self.header.next_seq.max(before.next_seq),
+            last_ns: if self.clamp_at_ns.is_some() {
+                self.header.last_ns
+            } else {
+                self.header.last_ns.max(before.last_ns)
+            },
+        };
         if let Some(t) = self.clamp_at_ns {
             store.clamp(t);
         }
@@ -444,7 +462,7 @@ impl LeaseChange {
             LeaseOp::Renew { ref id, deadline_ns, lease_ms } => store.renew(id, deadline_ns, lease_ms),
             LeaseOp::Release(ref id) => store.remove(id),
         }
-        store.set_header(self.header);
+        store.set_header(header);
     }
 }
 

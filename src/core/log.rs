@@ -166,6 +166,46 @@ impl LogChange {
             && (self.back_cost.is_none() || self.keep > 0)
     }
 
+    /// Whether the change, applied to `store` (a log this core could have
+    /// written), leaves one too: what a replica checks of a change from its
+    /// master (or the AOF) before it applies it. The master computed it from
+    /// its own log; a replica's log can differ (a local write on a writable
+    /// replica, a clock of its own, a forged stream), and a change that does
+    /// not fit it would leave a log its own loader refuses (entries out of
+    /// order, a total other than their sum). O(entries removed).
+    pub fn valid_on<S: LogRead>(&self, store: &S) -> bool {
+        let n = store.len();
+        if !self.fits(n) || !(1..=MAX_LOG_WINDOW_MS).contains(&self.header.window_ms) {
+            return false;
+        }
+        let (first, end) = (self.drop_front, self.drop_front + self.keep);
+        let cost_at = |i: usize| match self.front_cost {
+            Some(c) if i == first => c,
+            _ => store.get(i).cost,
+        };
+        // The stored total is the sum of its entries (the store is valid).
+        let mut total = store.header().total;
+        for i in 0..first {
+            total = total.saturating_sub(store.get(i).cost);
+        }
+        if n > first {
+            total = total.saturating_sub(store.get(first).cost).saturating_add(cost_at(first));
+        }
+        for i in end..n {
+            total = total.saturating_sub(cost_at(i));
+        }
+        if let (Some(c), true) = (self.back_cost, end > first) {
+            total = total.saturating_sub(cost_at(end - 1)).saturating_add(c);
+        }
+        if let Some(e) = self.push {
+            if end > first && store.get(end - 1).t_ns >= e.t_ns {
+                return false;
+            }
+            total = total.saturating_add(e.cost);
+        }
+        total == self.header.total && total <= MAX_LOG_LIMIT
+    }
+
     /// The change as [`LOG_CHANGE_WORDS`] words, for an effect payload:
     /// `kind, drop_front, front_cost, keep, back_cost, push_t_ns, push_cost,
     /// window_ms, total, expire_at_ms, delete`, a cost of 0 meaning none

@@ -28,7 +28,7 @@ use std::os::raw::c_int;
 use redis_module::raw::{RedisModuleDigest, RedisModuleIO, RedisModuleString, RedisModuleType};
 
 use crate::core::log::{LOG_CHANGE_WORDS, MAX_LOG_LIMIT};
-use crate::core::{LogChange, LogEntry, LogHeader, LogRead, LogRing, LogStore, SlidingLog};
+use crate::core::{LogBuf, LogChange, LogEntry, LogHeader, LogRead, LogRing, LogStore, SlidingLog};
 
 use crate::core::time::Millis;
 
@@ -163,6 +163,15 @@ impl Stored for LogChange {
         let mut grown = LogRing::open(unsafe { words_mut(bigger) })?;
         w.apply(&mut grown);
         replace(key, ty, value, bigger)
+    }
+
+    unsafe fn admits(value: *mut c_void, w: &LogChange) -> bool {
+        if value.is_null() {
+            let empty = LogBuf::new(LogHeader { window_ms: w.header.window_ms, total: 0 });
+            return w.valid_on(&empty);
+        }
+        // SAFETY: per the contract.
+        LogRing::open(unsafe { words(value) }).is_some_and(|log| w.valid_on(&log))
     }
 
     fn encode<'b>(w: &LogChange, expire_at: Millis, buf: &'b mut [u8; MAX_PAYLOAD]) -> &'b [u8] {

@@ -49,6 +49,16 @@ pub trait Stored: Copy + 'static {
     /// # Safety
     /// `value` is a live value of this kind's type, held by `key`.
     unsafe fn update(key: &OpenKey<'_>, ty: *mut RedisModuleType, value: *mut c_void, w: &Self) -> Option<*mut c_void>;
+    /// Whether a change from the master (or the AOF) leaves, applied to
+    /// `value` (NULL: the key holds none), a state this kind's loader
+    /// accepts; a change that does not is refused and the key keeps what it
+    /// held. (A kind whose changes always do answers true.)
+    ///
+    /// # Safety
+    /// `value` is NULL or a live value of this kind's type.
+    unsafe fn admits(_value: *mut c_void, _w: &Self) -> bool {
+        true
+    }
     /// The effect payload of the write `w`, with the key's absolute expiry.
     fn encode<'b>(w: &Self, expire_at: Millis, buf: &'b mut [u8; MAX_PAYLOAD]) -> &'b [u8];
     /// Stores an effect payload in `key` (open for writing; it may hold
@@ -127,7 +137,11 @@ pub fn apply_change<S: Stored>(
 ) -> bool {
     let stored = match key.slot() {
         // SAFETY: a value of this type is one of S's.
-        Slot::Module(t, value) if t == ty => unsafe { S::update(key, ty, value, change) }.is_some(),
+        Slot::Module(t, value) if t == ty => unsafe {
+            S::admits(value, change) && S::update(key, ty, value, change).is_some()
+        },
+        // SAFETY: NULL: no value.
+        Slot::Empty if !unsafe { S::admits(std::ptr::null_mut(), change) } => false,
         Slot::Empty => match S::create(change) {
             Some(value) if key.set_value(ty, value) => true,
             // SAFETY: just made, never handed to the server.

@@ -3,10 +3,12 @@
 //! can forge limiter state. The payload's first byte names the kind (see
 //! `stored`); the write goes through the one key-state path.
 
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+
 use redis_module::raw;
 
 use crate::module::clock;
-use crate::module::ffi::{api, context_flags, has, reply_error, reply_ok, reply_wrong_arity, Argv, Ctx};
+use crate::module::ffi::{api, context_flags, has, log_warning, reply_error, reply_ok, reply_wrong_arity, Argv, Ctx};
 use crate::module::kinds::{self, Kind, WithKind};
 use crate::module::state::KeyState;
 
@@ -36,7 +38,21 @@ pub fn command(ctx: Ctx<'_>, args: Argv<'_>) {
         }
         reply_ok(ctx);
     } else {
-        reply_error(ctx, "ERR RL.APPLY: malformed payload");
+        // A replica whose state differs from its master's (a local write on
+        // a writable replica, a forged stream) keeps what it holds rather
+        // than a state its own loader would refuse. Said in the log, at most
+        // once a second (every write to such a key would say it again).
+        static LAST_MS: AtomicU64 = AtomicU64::new(0);
+        let now_ms = clock::now().floor_ms().0;
+        if now_ms.abs_diff(LAST_MS.load(Relaxed)) >= 1000 {
+            LAST_MS.store(now_ms, Relaxed);
+            log_warning(&format!(
+                "RL.APPLY on key {:?} refused: a malformed payload, or a change that does not apply to the \
+                 state this node holds (the key keeps it)",
+                String::from_utf8_lossy(args.bytes(1))
+            ));
+        }
+        reply_error(ctx, "ERR RL.APPLY: malformed payload, or a change that does not apply to the key's state");
     }
 }
 
