@@ -814,7 +814,8 @@ fn invalid_blocks_are_recognised() {
     assert!(LeaseBlock::open(&mut good.clone()[..]).unwrap().valid());
     let n = LeaseBlock::open(&mut good.clone()[..]).unwrap().len();
     assert_eq!(n, 9);
-    let idw = good[1] as usize;
+    // Word 1: the slots' id words, and above 8 bits how many ids need them all.
+    let idw = (good[1] & 0xff) as usize;
     let slot = |s: usize| H + s * (4 + idw);
     let refused = |mutate: &dyn Fn(&mut Vec<u64>), why: &str| {
         let mut w = good.clone();
@@ -823,6 +824,8 @@ fn invalid_blocks_are_recognised() {
     };
     refused(&|w| w[0] += 1, "len");
     refused(&|w| w[1] = 17, "id words");
+    refused(&|w| w[1] += 1 << 8, "the count of ids at the slots' width");
+    refused(&|w| w[1] -= 1 << 8, "the count of ids at the slots' width");
     refused(&|w| w[2] = (w[2] + 1) % 9, "root");
     refused(&|w| w[4] = 0, "a start after last_ns");
     // The header's first and last deadline (words 5 and 6) are the tree's;

@@ -449,3 +449,44 @@ fn generated_ids_never_come_back_after_an_older_copy_is_restored() {
     assert!(lease != first && lease != second, "{lease} handed out again");
     assert_eq!(int(&mut c, &["RL.RELEASE", "k", &second]), 0);
 }
+
+/// One long id does not widen a lease set for good (issue 32.4): 65,000
+/// leases with generated ids took 4,194,408 bytes, one acquire with a
+/// 128-byte id made it 11,010,152, and it stayed so after that lease was
+/// released, after churn, shrinking and growing back. The block returns to
+/// the width its live ids need once the longest id has left.
+#[test]
+fn a_long_id_widens_the_block_only_while_it_is_held() {
+    let s = frozen_server_with(&[]);
+    let mut c = s.conn();
+    let usage = |c: &mut Connection| -> i64 { redis::cmd("MEMORY").arg("USAGE").arg("w").query(c).unwrap() };
+    let mut ids = Vec::new();
+    for _ in 0..1000 {
+        ids.push(acquire(&mut c, "RL.ACQUIRE w 100000 600000").1.unwrap());
+    }
+    let narrow = usage(&mut c);
+    let long = "z".repeat(128);
+    assert!(acquire(&mut c, &format!("RL.ACQUIRE w 100000 600000 ID {long}")).0.allowed);
+    let wide = usage(&mut c);
+    assert!(wide > 2 * narrow, "{narrow} -> {wide}");
+    assert_eq!(int(&mut c, &["RL.RELEASE", "w", &long]), 1);
+    assert_eq!(usage(&mut c), narrow, "still wide after the long id left");
+    // Held again, then churn: released, shrunk to an eighth, grown back.
+    assert!(acquire(&mut c, &format!("RL.ACQUIRE w 100000 600000 ID {long}")).0.allowed);
+    assert_eq!(int(&mut c, &["RL.RELEASE", "w", &long]), 1);
+    for id in ids.drain(125..) {
+        assert_eq!(int(&mut c, &["RL.RELEASE", "w", &id]), 1);
+    }
+    for _ in 125..1000 {
+        ids.push(acquire(&mut c, "RL.ACQUIRE w 100000 600000").1.unwrap());
+    }
+    assert_eq!(usage(&mut c), narrow, "not back to its width after churn");
+    // A medium id keeps the width it needs, no more.
+    let medium = "m".repeat(40);
+    assert!(acquire(&mut c, &format!("RL.ACQUIRE w 100000 600000 ID {medium}")).0.allowed);
+    let mid = usage(&mut c);
+    assert!(mid > narrow && mid < wide, "{narrow} < {mid} < {wide}");
+    let before = dump(&mut c, "w");
+    let _: () = redis::cmd("DEBUG").arg("RELOAD").query(&mut c).unwrap();
+    assert_eq!(dump(&mut c, "w"), before);
+}

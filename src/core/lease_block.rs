@@ -7,9 +7,14 @@ use std::ops::{Deref, DerefMut};
 
 use super::lease::*;
 
-/// Header words of a [`LeaseBlock`]: `len, id_words, root, next_seq,
-/// last_ns, first_deadline, last_deadline, hash_seed`.
+/// Header words of a [`LeaseBlock`]: `len, id_words | at_width << 8, root,
+/// next_seq, last_ns, first_deadline, last_deadline, hash_seed`.
 pub const LEASE_BLOCK_HEADER_WORDS: usize = 8;
+/// The header word holding the slots' id words (low 8 bits) and, above
+/// them, how many leases have an id that needs all of them: when none does,
+/// the block is wider than its leases need and the module narrows it.
+const WIDTH_AT: usize = 1;
+const WIDTH_BITS: u32 = 8;
 /// The header words holding the first and the last deadline of the set (0
 /// when it is empty): a call reads whether anything expired, and the key's
 /// expiry, without walking the tree.
@@ -102,7 +107,9 @@ impl<W: Deref<Target = [u64]>> LeaseBlock<W> {
         if words.len() < LEASE_BLOCK_HEADER_WORDS {
             return None;
         }
-        let idw = usize::try_from(words[1]).ok().filter(|n| (1..=MAX_ID_WORDS).contains(n))?;
+        let idw = usize::try_from(words[WIDTH_AT] & ((1 << WIDTH_BITS) - 1))
+            .ok()
+            .filter(|n| (1..=MAX_ID_WORDS).contains(n))?;
         let body = words.len() - LEASE_BLOCK_HEADER_WORDS;
         let per = SLOT_FIXED + idw + 1;
         let cap = body / per;
@@ -126,6 +133,23 @@ impl<W: Deref<Target = [u64]>> LeaseBlock<W> {
         self.idw
     }
 
+    /// How many leases have an id that needs every id word of a slot (0:
+    /// the block is wider than its leases need).
+    pub fn at_width(&self) -> usize {
+        (self.w[WIDTH_AT] >> WIDTH_BITS) as usize
+    }
+
+    /// The id words the leases need: the most any of their ids does (1 when
+    /// empty). O(n).
+    pub fn needed_id_words(&self) -> usize {
+        (0..self.len() as u32).map(|s| (self.id_len(s) as usize).div_ceil(8)).max().unwrap_or(1).max(1)
+    }
+
+    /// Whether slot `s`'s id needs every id word.
+    fn is_at_width(&self, s: u32) -> bool {
+        (self.id_len(s) as usize).div_ceil(8) == self.idw
+    }
+
     /// The layout a block needs before `change` applies to it, if it has
     /// not room enough: `(capacity, id_words)`, the capacity doubled (or
     /// more) and the id words widened to the new lease's id.
@@ -138,23 +162,28 @@ impl<W: Deref<Target = [u64]>> LeaseBlock<W> {
     }
 
     /// Copies the set into `dst`, of `words_for(capacity, id_words)` words
-    /// with at least this block's capacity and id words, slots and tree as
-    /// they are; the index is rebuilt. `None` (with `dst` unspecified) if
-    /// `dst` does not fit.
+    /// with room for its leases (`capacity` at least `len`, and `id_words`
+    /// at least [`needed_id_words`](Self::needed_id_words): wider or
+    /// narrower than this block's), slots and tree as they are; the index is
+    /// rebuilt. `None` (with `dst` unspecified) if `dst` does not fit.
     pub fn grow_into<'b>(&self, dst: &'b mut [u64], id_words: usize) -> Option<LeaseBlock<&'b mut [u64]>> {
-        if id_words < self.id_words() {
-            return None;
-        }
         let mut to = LeaseBlock::init(dst, id_words, self.header(), self.w[SEED_AT])?;
         let n = self.len();
         if to.capacity() < n {
             return None;
         }
+        let copied = SLOT_FIXED + self.id_words().min(id_words);
+        let mut at_width = 0u64;
         for s in 0..n {
+            let need = (self.id_len(s as u32) as usize).div_ceil(8);
+            if need > id_words {
+                return None;
+            }
+            at_width += u64::from(need == id_words);
             let (from, at) = (self.base(s as u32), to.base(s as u32));
-            to.w[at..at + SLOT_FIXED + self.id_words()]
-                .copy_from_slice(&self.w[from..from + SLOT_FIXED + self.id_words()]);
+            to.w[at..at + copied].copy_from_slice(&self.w[from..from + copied]);
         }
+        to.w[WIDTH_AT] = id_words as u64 | at_width << WIDTH_BITS;
         to.w[0] = n as u64;
         to.w[2] = self.w[2];
         to.w[FIRST_AT] = self.w[FIRST_AT];
@@ -632,6 +661,9 @@ impl<W: Deref<Target = [u64]>> LeaseBlock<W> {
     where
         W: DerefMut,
     {
+        if self.is_at_width(s) {
+            self.w[WIDTH_AT] -= 1 << WIDTH_BITS;
+        }
         let last = (self.len() - 1) as u32;
         if s != last {
             let k = self.key(last);
@@ -699,6 +731,10 @@ impl<W: Deref<Target = [u64]>> LeaseBlock<W> {
         let mut seen = 0usize;
         let mut prev: Option<Key> = None;
         if self.valid_tree(self.root(), 0, &mut seen, &mut prev).is_none_or(|_| seen != n) {
+            return false;
+        }
+        // The count of leases whose id needs every id word.
+        if self.at_width() != (0..n as u32).filter(|&s| self.is_at_width(s)).count() {
             return false;
         }
         // The first and last deadline the header keeps.
@@ -1033,6 +1069,9 @@ impl<W: DerefMut<Target = [u64]>> LeaseStore for LeaseBlock<W> {
         let s = s as u32;
         self.write_slot(s, lease, &k.id);
         self.w[0] += 1;
+        if self.is_at_width(s) {
+            self.w[WIDTH_AT] += 1 << WIDTH_BITS;
+        }
         let root = self.tree_insert(self.root(), s, &k);
         self.set_root(root);
         self.set_entry(j, s + 1);

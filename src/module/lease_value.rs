@@ -5,7 +5,9 @@
 //!   (its slots, an AVL tree by deadline, and an id index). Its capacity is
 //!   a power of two that doubles when a write needs room, and halves when a
 //!   quarter or less of it is used; its slots widen when a longer id
-//!   arrives. MEMORY USAGE reports the block.
+//!   arrives, and narrow to what the live ids need when the last id of the
+//!   slots' width has left (the block counts those ids), so one long id
+//!   costs its width only while it is held. MEMORY USAGE reports the block.
 //! - A write is a [`LeaseChange`] (the core's): the expired leases dropped,
 //!   one lease added, renewed or ended, a clock repair, the new header and
 //!   expiry. It is applied to the block in place and is the effect payload:
@@ -162,6 +164,9 @@ impl Stored for LeaseChange {
         }
         saw_seq(w.header.next_seq);
         if let Some((capacity, id_words)) = set.needs_room(w) {
+            // No lease needs the block's width: the copy takes the width its
+            // leases and the new one need.
+            let id_words = if set.at_width() == 0 { set.needed_id_words().max(w.id_words()).max(1) } else { id_words };
             let bigger = copy_into_new(&set, capacity, id_words)?;
             // SAFETY: just made, owned here.
             let mut grown = LeaseBlock::open(unsafe { words_mut(bigger) })?;
@@ -170,13 +175,19 @@ impl Stored for LeaseChange {
         }
         w.apply(&mut set);
         let (len, capacity) = (set.len(), set.capacity());
-        if len * 4 > capacity || capacity <= 4 {
+        // Shrink: a quarter or less of the block is used. Narrow: no lease
+        // needs the slots' id width any more (the longest id has left), so
+        // one long id does not widen the block for good. Either way the
+        // copy is O(n), as the one that grew or widened the block was.
+        // (Refused, the key keeps the bigger block, changed.)
+        let shrink = len * 4 <= capacity && capacity > 4;
+        let narrow = set.at_width() == 0;
+        if !shrink && !narrow {
             return Some(value);
         }
-        // Shrink: a quarter or less of the block is used. (Refused, the key
-        // keeps the bigger block, changed.)
-        let id_words = set.id_words();
-        let Some(smaller) = copy_into_new(&set, (2 * len).next_power_of_two().max(1), id_words) else {
+        let capacity = if shrink { (2 * len).next_power_of_two().max(1) } else { capacity };
+        let id_words = if narrow { set.needed_id_words() } else { set.id_words() };
+        let Some(smaller) = copy_into_new(&set, capacity, id_words) else {
             return Some(value);
         };
         Some(replace(key, ty, value, smaller).unwrap_or(value))
