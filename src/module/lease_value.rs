@@ -289,11 +289,16 @@ impl Stored for LeaseChange {
         api!(RedisModule_EmitAOF(aof, APPLY.as_ptr(), c"sb".as_ptr(), key, payload.as_ptr(), payload.len()));
     }
 
+    /// The whole set's words (in order, as RDB has them) as one buffer: one
+    /// digest call, not one per word (700,000 of them took 0.5 to 0.9 s at
+    /// 100,000 leases).
     unsafe fn digest(md: *mut RedisModuleDigest, value: *mut c_void) {
         // SAFETY: per the contract.
+        let mut bytes = Vec::new();
         for w in unsafe { read(value) }.to_words() {
-            api!(RedisModule_DigestAddLongLong(md, w as i64));
+            bytes.extend_from_slice(&w.to_le_bytes());
         }
+        api!(RedisModule_DigestAddStringBuffer(md, bytes.as_ptr().cast(), bytes.len()));
         api!(RedisModule_DigestEndSequence(md));
     }
 
