@@ -145,11 +145,14 @@ fn the_retry_after_histogram_moves_with_denials_and_counts_an_rl_all_once() {
     }
     rl(&mut c, "RL.SLIDE b 1 50");
     // The window's count weighs until the next window ends: up to 100 ms.
-    assert!((11..=100).contains(&rl(&mut c, "RL.SLIDE b 1 50").retry_after_ms));
+    let slide = rl(&mut c, "RL.SLIDE b 1 50").retry_after_ms;
+    assert!((11..=100).contains(&slide));
     rl(&mut c, "RL.TOKENBUCKET h 1 1 3600000");
-    assert!(!rl(&mut c, "RL.TOKENBUCKET h 1 1 3600000").allowed);
+    let hour = rl(&mut c, "RL.TOKENBUCKET h 1 1 3600000");
+    assert!(!hour.allowed);
     rl(&mut c, "RL.GCRA l 1 7200000");
-    assert!(!rl(&mut c, "RL.GCRA l 1 7200000").allowed);
+    let two_hours = rl(&mut c, "RL.GCRA l 1 7200000");
+    assert!(!two_hours.allowed);
     assert_eq!(rl(&mut c, "RL.GCRA n 1 1000 COST 2").retry_after_ms, -1);
     assert_eq!(retry_histogram(&info_rl(&mut c)), [5, 1, 0, 0, 0, 1, 1, 1]);
     // An RL.ALL denied by two keys counts once, with its combined retry
@@ -164,4 +167,12 @@ fn the_retry_after_histogram_moves_with_denials_and_counts_an_rl_all_once() {
         .unwrap();
     assert!(matches!(&denied, redis::Value::Array(v) if v[0] == redis::Value::Int(0)), "{denied:?}");
     assert_eq!(retry_histogram(&info_rl(&mut c)), [5, 1, 0, 0, 0, 2, 1, 1]);
+    // The same, cumulative, with the sum of the finite retries, for a
+    // Prometheus histogram (`le` buckets, `_count`, `_sum`).
+    let info = info_rl(&mut c);
+    let cumulative = ["le_10ms", "le_100ms", "le_1s", "le_10s", "le_1min", "le_1h", "le_inf", "never"]
+        .map(|b| n(&info, &format!("rl_retry_after_cumulative.{b}")));
+    assert_eq!(cumulative, [5, 6, 6, 6, 6, 8, 9, 1]);
+    let sum = 5 * 5 + slide + 2 * hour.retry_after_ms + two_hours.retry_after_ms;
+    assert_eq!(n(&info, "rl_retry_after_cumulative.sum_ms"), sum as u64);
 }

@@ -41,6 +41,7 @@ fn section(ctx: *mut RedisModuleInfoCtx) {
     lines.command(c"release", &lease::RELEASE_STATS);
     lines.command(c"renew", &lease::RENEW_STATS);
     lines.dict(c"retry_after", stats::retry_histogram());
+    lines.dict(c"retry_after_cumulative", stats::retry_histogram_cumulative());
     let field = |name: &CStr, v: u64| {
         api!(RedisModule_InfoAddFieldULongLong(ctx, name.as_ptr(), v as _));
     };

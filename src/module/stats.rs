@@ -85,6 +85,7 @@ impl Tally {
         } else {
             c.denied.fetch_add(1, Relaxed);
             RETRY_AFTER[retry_bucket(retry_after_ms)].fetch_add(1, Relaxed);
+            RETRY_SUM_MS.fetch_add(retry_after_ms as u64, Relaxed);
         }
     }
 
@@ -145,6 +146,23 @@ pub fn retry_histogram() -> impl Iterator<Item = (&'static std::ffi::CStr, u64)>
     names.zip(RETRY_AFTER.iter().map(|c| c.load(Relaxed)))
 }
 
+/// The sum of the `retry_after_ms` of the denials the histogram counts in
+/// its finite buckets (never-allowed ones apart), for a Prometheus
+/// histogram's `_sum`. (Wraps after 2^64 ms of retries, as a counter may.)
+pub static RETRY_SUM_MS: AtomicU64 = AtomicU64::new(0);
+
+/// The same histogram cumulative, as Prometheus's `le` buckets are: each
+/// bound counts every retry up to it, `le_inf` every finite one (the
+/// `_count`), then `sum_ms` (the `_sum`, in ms) and `never` apart.
+pub fn retry_histogram_cumulative() -> impl Iterator<Item = (&'static std::ffi::CStr, u64)> {
+    let names = RETRY_BOUNDS.iter().map(|&(_, name)| name).chain([c"le_inf"]);
+    let counts = RETRY_AFTER[..=LONGER].iter().scan(0u64, |total, c| {
+        *total += c.load(Relaxed);
+        Some(*total)
+    });
+    names.zip(counts).chain([(c"sum_ms", RETRY_SUM_MS.load(Relaxed)), (c"never", RETRY_AFTER[NEVER].load(Relaxed))])
+}
+
 /// Effects propagated (`RL.APPLY`s handed to the server for replicas and AOF).
 pub static EFFECTS: AtomicU64 = AtomicU64::new(0);
 /// Limiter keys created (a write to a key that did not exist).
@@ -176,5 +194,7 @@ mod tests {
         assert_eq!(retry_bucket(i64::MAX), LONGER);
         let names: Vec<_> = retry_histogram().map(|(n, _)| n.to_str().unwrap()).collect();
         assert_eq!(names, ["le_10ms", "le_100ms", "le_1s", "le_10s", "le_1min", "le_1h", "longer", "never"]);
+        let names: Vec<_> = retry_histogram_cumulative().map(|(n, _)| n.to_str().unwrap()).collect();
+        assert_eq!(names, ["le_10ms", "le_100ms", "le_1s", "le_10s", "le_1min", "le_1h", "le_inf", "sum_ms", "never"]);
     }
 }
