@@ -325,11 +325,13 @@ fn command_docs_describe_every_command_and_argument() {
     let lease_cost = opt("cost", "COST", "the units this lease holds (default 1)");
     let id = "[name id type string token ID summary names the lease (1 to 128 bytes): a retried acquire renews it, \
               never takes a second slot flags [optional]]";
+    let wait = "[name timeout_ms type integer token WAIT summary wait up to timeout_ms for the lease, first in, first \
+                out (1 to 600000) flags [optional]]";
     let leases = "O(log N) where N is the number of leases held, plus the expired leases it drops; O(N) after a backward clock jump, until a write repairs the set";
     assert_eq!(
         docs(&mut con, "RL.ACQUIRE"),
         format!(
-            "[{} arguments [{key} {} {} {lease_cost} {id} {peek}]]",
+            "[{} arguments [{key} {} {} {lease_cost} {id} {wait} {peek}]]",
             head(
                 "Acquires a lease of cost units on a concurrency limit of limit units held at once, for lease_ms",
                 leases

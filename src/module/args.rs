@@ -64,6 +64,8 @@ pub enum ArgError {
     /// A lease id (`ID id`, `RL.RELEASE`'s and `RL.RENEW`'s `id`) that is
     /// empty or longer than 128 bytes.
     IdLength(&'static str),
+    /// `WAIT` where the command does not wait (`RL.ALL`, `RL.PEEK`): why.
+    NoWait(&'static str),
     /// RL.ALL: an error inside spec number `.0` (1-based), so the client
     /// knows which of several `limit`s is meant.
     InSpec(usize, Box<ArgError>),
@@ -81,6 +83,7 @@ impl fmt::Display for ArgError {
             ArgError::UnknownOption(None) => write!(f, "ERR syntax error: unknown option"),
             ArgError::Repeated(arg) => write!(f, "ERR syntax error: {arg} given more than once"),
             ArgError::IdLength(arg) => write!(f, "ERR {arg} must be 1 to {MAX_ID_LEN} bytes"),
+            ArgError::NoWait(why) => write!(f, "ERR syntax error: WAIT is not accepted here: {why}"),
             ArgError::Conflict(a, b) => write!(f, "ERR syntax error: {a} cannot be combined with {b}"),
             ArgError::MissingValue(arg) => write!(f, "ERR syntax error: {arg} needs a value"),
             ArgError::Param(p) => write!(f, "ERR {} is out of range: {}", p.arg, p.reason),
@@ -180,6 +183,8 @@ pub struct Options {
     /// `REFUND n`, in place of `COST`: the units to give back.
     pub refund: Option<u64>,
     pub peek: bool,
+    /// `WAIT timeout_ms` (RL.ACQUIRE only): block until the lease is granted.
+    pub wait_ms: Option<u64>,
 }
 
 /// The one argument cursor: every kind's grammar reads its arguments
@@ -273,7 +278,7 @@ impl<'a, F: Fn(usize) -> &'a [u8]> Cursor<'a, F> {
         extra: Option<&'static str>,
     ) -> Result<(Options, Option<&'a [u8]>), ArgError> {
         let (len, arg) = (self.end, &self.arg);
-        let mut opts = Options { burst: None, cost: 1, refund: None, peek: false };
+        let mut opts = Options { burst: None, cost: 1, refund: None, peek: false, wait_ms: None };
         // The value of `extra`.
         let mut zone = None;
         let mut cost_seen = false;
@@ -321,12 +326,31 @@ impl<'a, F: Fn(usize) -> &'a [u8]> Cursor<'a, F> {
                 }
                 opts.refund = Some(refund(value("REFUND")?)?);
                 i += 2;
+            } else if extra == Some("ID") && word.eq_ignore_ascii_case(b"WAIT") {
+                // The concurrency grammar: only its own command waits.
+                if self.spec.is_some() {
+                    return Err(ArgError::NoWait("RL.ALL does not wait"));
+                }
+                if !self.peek {
+                    return Err(ArgError::NoWait("RL.PEEK does not wait"));
+                }
+                if opts.wait_ms.is_some() {
+                    return Err(ArgError::Repeated("WAIT"));
+                }
+                if opts.peek {
+                    return Err(ArgError::Conflict("WAIT", "PEEK"));
+                }
+                opts.wait_ms = Some(int_in(value("WAIT")?, "timeout_ms", 1, MAX_WAIT_MS)?);
+                i += 2;
             } else if self.peek && word.eq_ignore_ascii_case(b"PEEK") {
                 if opts.peek {
                     return Err(ArgError::Repeated("PEEK"));
                 }
                 if opts.refund.is_some() {
                     return Err(ArgError::Conflict("REFUND", "PEEK"));
+                }
+                if opts.wait_ms.is_some() {
+                    return Err(ArgError::Conflict("WAIT", "PEEK"));
                 }
                 opts.peek = true;
                 i += 1;
@@ -338,6 +362,9 @@ impl<'a, F: Fn(usize) -> &'a [u8]> Cursor<'a, F> {
         Ok((opts, zone))
     }
 }
+
+/// The longest `WAIT timeout_ms`: ten minutes.
+pub const MAX_WAIT_MS: u64 = 600_000;
 
 /// The option name as the client sent it, if it is short printable ASCII.
 pub fn printable(word: &[u8]) -> Option<String> {
@@ -394,12 +421,15 @@ mod tests {
 
     #[test]
     fn options_are_case_insensitive_in_any_order() {
-        assert_eq!(opts(&[]), Ok(Options { burst: None, cost: 1, refund: None, peek: false }));
+        assert_eq!(opts(&[]), Ok(Options { burst: None, cost: 1, refund: None, peek: false, wait_ms: None }));
         assert_eq!(
             opts(&["peek", "Cost", "0", "burst", "7"]),
-            Ok(Options { burst: Some(7), cost: 0, refund: None, peek: true })
+            Ok(Options { burst: Some(7), cost: 0, refund: None, peek: true, wait_ms: None })
         );
-        assert_eq!(opts(&["refund", "5"]), Ok(Options { burst: None, cost: 1, refund: Some(5), peek: false }));
+        assert_eq!(
+            opts(&["refund", "5"]),
+            Ok(Options { burst: None, cost: 1, refund: Some(5), peek: false, wait_ms: None })
+        );
     }
 
     #[test]
@@ -436,7 +466,7 @@ mod tests {
         let mut c = Cursor::command(4, |i| words[i].as_bytes(), 0, 0, true).unwrap();
         assert_eq!(
             c.options_with_tz(),
-            Ok((Options { burst: None, cost: 2, refund: None, peek: false }, Some(&b"PEEK"[..])))
+            Ok((Options { burst: None, cost: 2, refund: None, peek: false, wait_ms: None }, Some(&b"PEEK"[..])))
         );
         let mut c = Cursor::command(5, |i| words[i].as_bytes(), 2, 0, true).unwrap();
         assert_eq!(c.options_with_tz(), Err(ArgError::MissingValue("TZ")));

@@ -201,7 +201,7 @@ pub fn all(kinds: &[(&'static CStr, &'static CStr, &'static Info)]) -> &'static 
             let args: Vec<Arg> = command
                 .args
                 .iter()
-                .filter(|a| !matches!(a.kind, Kind::Key) && a.token != Some(c"PEEK"))
+                .filter(|a| !matches!(a.kind, Kind::Key) && a.token != Some(c"PEEK") && a.token != Some(c"WAIT"))
                 .copied()
                 .collect();
             Arg::block(name, leak(args)).token(keyword)
@@ -239,6 +239,10 @@ pub static ACQUIRE: Info = Info {
             .token(c"ID")
             .optional()
             .summary(c"names the lease (1 to 128 bytes): a retried acquire renews it, never takes a second slot"),
+        Arg::int(c"timeout_ms")
+            .token(c"WAIT")
+            .optional()
+            .summary(c"wait up to timeout_ms for the lease, first in, first out (1 to 600000)"),
         PEEK,
     ],
     acl_categories: c"write fast",

@@ -80,6 +80,16 @@ pub fn api_available() -> Result<(), &'static str> {
         ("GetCommand", has!(RedisModule_GetCommand)),
         ("CreateSubcommand", has!(RedisModule_CreateSubcommand)),
         ("SetModuleOptions", has!(RedisModule_SetModuleOptions)),
+        // RL.ACQUIRE ... WAIT (commands::wait).
+        ("BlockClient", has!(RedisModule_BlockClient)),
+        ("UnblockClient", has!(RedisModule_UnblockClient)),
+        ("GetBlockedClientPrivateData", has!(RedisModule_GetBlockedClientPrivateData)),
+        ("GetBlockedClientHandle", has!(RedisModule_GetBlockedClientHandle)),
+        ("CreateTimer", has!(RedisModule_CreateTimer)),
+        ("CreateString", has!(RedisModule_CreateString)),
+        ("FreeString", has!(RedisModule_FreeString)),
+        ("GetSelectedDb", has!(RedisModule_GetSelectedDb)),
+        ("SelectDb", has!(RedisModule_SelectDb)),
     ];
     match required.iter().find(|(_, present)| !present) {
         Some((name, _)) => Err(name),

@@ -42,6 +42,7 @@ fn section(ctx: *mut RedisModuleInfoCtx) {
     lines.command(c"renew", &lease::RENEW_STATS);
     lines.dict(c"retry_after", stats::retry_histogram());
     lines.dict(c"retry_after_cumulative", stats::retry_histogram_cumulative());
+    lines.dict(c"wait", super::commands::wait::stats().into_iter());
     let field = |name: &CStr, v: u64| {
         api!(RedisModule_InfoAddFieldULongLong(ctx, name.as_ptr(), v as _));
     };

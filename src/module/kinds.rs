@@ -16,12 +16,13 @@ use redis_module::raw::RedisModuleType;
 
 use crate::core::lease::{LeaseId, MAX_LEASE_LIMIT};
 use crate::core::log::MAX_LOG_LIMIT;
-use crate::core::{Algorithm, Change, Gcra, SlidingLog, SlidingWindow, TokenBucket};
+use crate::core::time::Nanos;
+use crate::core::{Algorithm, Change, Gcra, SlidingLog, SlidingWindow, TokenBucket, Verdict};
 
 use super::args::id;
 use super::args::{ArgError, Cursor, Options};
 use super::command_info::{self, Info};
-use super::ffi::Argv;
+use super::ffi::{Argv, Ctx};
 use super::fixed;
 use super::lease::{self, Acquire};
 use super::lease_value;
@@ -82,6 +83,19 @@ pub trait Kind: Algorithm<Write: Stored> + 'static {
     #[inline]
     fn lease(_change: Option<&Change<Self::Write>>) -> Option<&LeaseId> {
         None
+    }
+    /// No barging past clients waiting on the key (`RL.ACQUIRE ... WAIT`,
+    /// see `commands::wait`): only a lease set has waiters, so only its
+    /// kind looks. `key` is the key's name, `verdict` what `limiter` decided.
+    #[inline]
+    fn behind_waiters<A: for<'s> Algorithm<State<'s> = Self::State<'s>, Write = Self::Write>>(
+        _ctx: Ctx<'_>,
+        _limiter: &A,
+        _state: Option<Self::State<'_>>,
+        _now: Nanos,
+        _key: &[u8],
+        _verdict: &mut Verdict<Self::Write>,
+    ) {
     }
     /// Its arguments after the key: the positionals, then the options.
     fn grammar<'a, F: Fn(usize) -> &'a [u8]>(c: &mut Cursor<'a, F>) -> Result<(Self, Options), ArgError>;
@@ -246,6 +260,17 @@ impl Kind for Acquire {
     #[inline]
     fn lease(change: Option<&Change<Self::Write>>) -> Option<&LeaseId> {
         lease::lease_of(change)
+    }
+    #[inline]
+    fn behind_waiters<A: for<'s> Algorithm<State<'s> = Self::State<'s>, Write = Self::Write>>(
+        ctx: Ctx<'_>,
+        limiter: &A,
+        state: Option<Self::State<'_>>,
+        now: Nanos,
+        key: &[u8],
+        verdict: &mut Verdict<Self::Write>,
+    ) {
+        super::commands::wait::behind_waiters(ctx, limiter, state, now, key, verdict)
     }
     fn grammar<'a, F: Fn(usize) -> &'a [u8]>(c: &mut Cursor<'a, F>) -> Result<(Self, Options), ArgError> {
         // At most 100,000: memory grows with it.

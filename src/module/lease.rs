@@ -25,6 +25,17 @@ impl Acquire {
         Ok(Self { leases: Leases::new(limit, lease_ms)?, id })
     }
 
+    /// The lease's name, if the caller gave one.
+    pub fn id(&self) -> Option<&LeaseId> {
+        self.id.as_ref()
+    }
+
+    /// The same acquire against another limit (a waiter granted against the
+    /// key's latest limit).
+    pub fn with_limit(self, limit: u64) -> Result<Self, ParamError> {
+        Ok(Self { leases: Leases::new(limit, self.leases.lease_ms())?, id: self.id })
+    }
+
     #[inline]
     fn acquire(&self, state: Option<LeaseBlock<&[u64]>>, now: Nanos, cost: u64) -> AcquireOutcome {
         self.leases.acquire(state.as_ref(), now.0, cost, self.id.as_ref(), super::lease_value::seq_floor())

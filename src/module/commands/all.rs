@@ -57,7 +57,7 @@ pub fn command(ctx: Ctx<'_>, args: Argv<'_>) {
     // keys were refused, so no two parts alias one value.
     let mut parts: Vec<AnyPart> = Vec::with_capacity(parsed.specs.len());
     for (i, spec) in parsed.specs.iter().enumerate() {
-        match AnyPart::open(ctx, args.string(2 + i), spec.limit, spec.cost, spec.refund, now) {
+        match AnyPart::open(ctx, args.string(2 + i), args.bytes(2 + i), spec.limit, spec.cost, spec.refund, now) {
             Ok(part) => parts.push(part),
             Err(WrongType) => {
                 // Closes every key opened so far; nothing was written.
@@ -211,16 +211,18 @@ impl<'c, K: Kind> Part<'c, K> {
     fn open(
         ctx: Ctx<'c>,
         name: *mut RedisModuleString,
+        key_name: &[u8],
         limiter: K,
         cost: u64,
         refund: Option<u64>,
         now: Nanos,
     ) -> Result<Self, WrongType> {
         let key = KeyState::<K>::open(ctx, name)?;
-        let verdict = match refund {
+        let mut verdict = match refund {
             Some(units) => limiter.settle(key.state(), now, units),
             None => limiter.decide(key.state(), now, cost),
         };
+        K::behind_waiters(ctx, &limiter, key.state(), now, key_name, &mut verdict);
         Ok(Self { limiter, refund: refund.is_some(), key, verdict, wrote: false, stored: None })
     }
 }
@@ -282,13 +284,14 @@ macro_rules! any_part {
             fn open(
                 ctx: Ctx<'c>,
                 name: *mut RedisModuleString,
+                key_name: &[u8],
                 limit: Limit,
                 cost: u64,
                 refund: Option<u64>,
                 now: Nanos,
             ) -> Result<Self, WrongType> {
                 match limit {
-                    $(Limit::$variant(l) => Part::open(ctx, name, l, cost, refund, now).map(AnyPart::$variant),)*
+                    $(Limit::$variant(l) => Part::open(ctx, name, key_name, l, cost, refund, now).map(AnyPart::$variant),)*
                 }
             }
 

@@ -74,6 +74,8 @@ fn settle(
             return reply_error(ctx, "ERR could not store the limiter state");
         }
         key.announce(context_flags(ctx), Some(&change));
+        // A release makes room: waiters on the key are granted at once.
+        super::wait::wake(ctx, args.bytes(1));
     }
     tally.answered(r.ok);
     reply_i64(ctx, i64::from(r.ok));

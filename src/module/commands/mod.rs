@@ -15,6 +15,7 @@ pub mod lease;
 pub mod peek;
 pub mod throttle;
 pub mod top;
+pub mod wait;
 
 use crate::core::{Algorithm, Verdict};
 
@@ -53,15 +54,20 @@ pub fn run<K: Kind, A: for<'s> Algorithm<State<'s> = K::State<'s>, Write = K::Wr
         Err(ArgError::WrongArity) => return reply_wrong_arity(ctx),
         Err(e) => return reply_error(ctx, &e.to_string()),
     };
+    if let Some(wait_ms) = opts.wait_ms {
+        // RL.ACQUIRE ... WAIT: only its grammar takes WAIT.
+        return wait::command(ctx, args, wait_ms);
+    }
     let Ok(mut key) = KeyState::<K>::open(ctx, args.string(1)) else {
         return reply_error(ctx, WRONGTYPE);
     };
 
     let now = clock::now();
-    let verdict = match opts.refund {
+    let mut verdict = match opts.refund {
         Some(units) => limiter.settle(key.state(), now, units),
         None => limiter.decide(key.state(), now, opts.cost),
     };
+    K::behind_waiters(ctx, limiter, key.state(), now, args.bytes(1), &mut verdict);
     let flags = context_flags(ctx);
 
     let wrote = !opts.peek && verdict.change.is_some();
@@ -84,4 +90,7 @@ pub fn run<K: Kind, A: for<'s> Algorithm<State<'s> = K::State<'s>, Write = K::Wr
         tally.refunded(1);
     }
     reply(ctx, &verdict, wrote, flags);
+    if K::LEASE_REPLY {
+        wait::after_call(ctx, args.bytes(1));
+    }
 }

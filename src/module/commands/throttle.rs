@@ -81,7 +81,7 @@ pub static STATS: Counters = Counters::new();
 
 fn parse(a: &Argv<'_>) -> Result<(Throttle, Options), ArgError> {
     let (throttle, quantity) = Throttle::parse_from(a.len(), |i| a.bytes(i))?;
-    Ok((throttle, Options { burst: None, cost: quantity, refund: None, peek: false }))
+    Ok((throttle, Options { burst: None, cost: quantity, refund: None, peek: false, wait_ms: None }))
 }
 
 /// redis-cell's five integers, an array in RESP2 and RESP3 alike.

@@ -1,0 +1,451 @@
+//! `RL.ACQUIRE key limit lease_ms [COST n] [ID id] WAIT timeout_ms`: wait
+//! for a lease on the server, first in, first out per key.
+//!
+//! - If the cost fits now and nobody waits on the key, the call answers at
+//!   once, as without `WAIT` (so does a cost above the limit, which can
+//!   never fit, `COST 0`, and any call inside MULTI, a script or a function,
+//!   where a client cannot block). Otherwise the client blocks
+//!   (`RedisModule_BlockClient`, with `timeout_ms` as its timeout) and joins
+//!   the key's queue.
+//! - [`wake`] grants waiters in queue order while the head's cost fits: the
+//!   units the live leases hold, plus those of the waiters already chosen
+//!   and not yet answered, plus the head's cost, at most the key's limit (the
+//!   latest limit any call on the key gave, so a raised limit makes room).
+//!   A waiter whose `ID` names a live lease renews it and always fits. It
+//!   runs after a release (at once, in the releasing command), and on a
+//!   server timer every [`TICK_MS`] ms while anyone waits, which sees lease
+//!   expiry on the server's own clock, a key deleted or of another type, and
+//!   a raised limit. A chosen waiter is unblocked; its reply callback makes
+//!   the acquire then, through the one key-state path (the lease runs from
+//!   the grant; only the grant writes and propagates).
+//! - No barging: an acquire without `WAIT` (and a `CONCURRENCY` spec of
+//!   `RL.ALL`) that would take units while the key has waiters is answered
+//!   as denied (`behind_waiters`). Renewing a live lease by `ID` takes no
+//!   units and is not held back.
+//! - A waiter whose timeout passes (or that `CLIENT UNBLOCK` ends) leaves
+//!   the queue and gets the reply an acquire made then would get; one whose
+//!   connection closes leaves the queue. Nothing of either stays on the key.
+//! - At most [`MAX_WAITERS_PER_KEY`] waiters per key (then `ERR`).
+//!
+//! The queues live in the module's memory on the server's main thread, the
+//! only one that runs commands and their callbacks.
+
+use std::cell::{Cell, RefCell};
+use std::collections::{HashMap, VecDeque};
+use std::os::raw::{c_int, c_void};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering::Relaxed};
+
+use redis_module::raw::{self, RedisModuleBlockedClient, RedisModuleCtx, RedisModuleString};
+
+use crate::core::lease::{LeaseBlock, LeaseChange, LeaseId, LeaseOp, LeaseRead, Leases};
+use crate::core::time::Nanos;
+use crate::core::{Algorithm, Change, Decision, Verdict};
+use crate::module::args::{ArgError, Options};
+use crate::module::clock;
+use crate::module::entry;
+use crate::module::ffi::{api, context_flags, has, reply_error, reply_wrong_arity, Argv, Ctx};
+use crate::module::kinds::Kind;
+use crate::module::lease::Acquire;
+use crate::module::reply;
+use crate::module::state::{KeyState, WRONGTYPE};
+
+/// The most clients that wait on one key.
+pub const MAX_WAITERS_PER_KEY: usize = 10_000;
+/// How often (real ms) the server looks at every key with waiters.
+const TICK_MS: i64 = 5;
+
+/// Clients waiting now, on any key (the fast check of every acquire).
+pub static WAITING: AtomicUsize = AtomicUsize::new(0);
+/// Calls that blocked; waiters granted; waiters whose timeout passed.
+pub static WAITS: AtomicU64 = AtomicU64::new(0);
+pub static GRANTS: AtomicU64 = AtomicU64::new(0);
+pub static TIMEOUTS: AtomicU64 = AtomicU64::new(0);
+
+/// `INFO rl`'s `rl_wait` line.
+pub fn stats() -> [(&'static std::ffi::CStr, u64); 4] {
+    [
+        (c"waits", WAITS.load(Relaxed)),
+        (c"grants", GRANTS.load(Relaxed)),
+        (c"timeouts", TIMEOUTS.load(Relaxed)),
+        (c"waiting", WAITING.load(Relaxed) as u64),
+    ]
+}
+
+struct Waiter {
+    seq: u64,
+    bc: *mut RedisModuleBlockedClient,
+    cost: u64,
+    id: Option<LeaseId>,
+    /// Unblocked to be granted; its units are spoken for until it is.
+    chosen: bool,
+}
+
+#[derive(Default)]
+struct Queue {
+    waiters: VecDeque<Waiter>,
+    /// The latest limit any call on the key gave.
+    limit: u64,
+}
+
+/// A queue's key: the database and the key's name.
+type QueueKey = (c_int, Vec<u8>);
+
+/// What a waiter is unblocked with (its private data).
+struct Unblocked {
+    at: QueueKey,
+    seq: u64,
+    /// `None`: granted; else the error to answer.
+    error: Option<&'static str>,
+}
+
+thread_local! {
+    static QUEUES: RefCell<HashMap<QueueKey, Queue>> = RefCell::new(HashMap::new());
+    /// Which queue each blocked client waits in (for its timeout and disconnection).
+    static BLOCKED: RefCell<HashMap<usize, (QueueKey, u64)>> = RefCell::new(HashMap::new());
+    static NEXT_SEQ: Cell<u64> = const { Cell::new(0) };
+    static TICKING: Cell<bool> = const { Cell::new(false) };
+    /// Set while a chosen waiter's own acquire runs: it is not held back.
+    static GRANTING: Cell<bool> = const { Cell::new(false) };
+    /// A call raised the limit of a key with waiters (see [`after_call`]).
+    static RAISED: Cell<bool> = const { Cell::new(false) };
+}
+
+/// After a call on `key` closed it: if the call raised the key's limit,
+/// the waiters that now fit are granted at once.
+pub fn after_call(ctx: Ctx<'_>, key: &[u8]) {
+    if RAISED.replace(false) {
+        wake(ctx, key);
+    }
+}
+
+fn selected_db(ctx: Ctx<'_>) -> c_int {
+    api!(RedisModule_GetSelectedDb(ctx.raw()))
+}
+
+/// Whether clients wait on `key` of the selected database.
+fn has_waiters(ctx: Ctx<'_>, key: &[u8]) -> bool {
+    WAITING.load(Relaxed) > 0 && QUEUES.with(|q| q.borrow().contains_key(&(selected_db(ctx), key.to_vec())))
+}
+
+/// No barging: an allowed acquire of a new lease on a key that clients wait
+/// on is answered as denied, with the wait until the units the live leases
+/// hold, plus those of the waiters, plus its cost fit (if nothing else
+/// happens; each waiter's lease then runs from its grant, so this is a
+/// least wait). The call's limit becomes the key's, for the waiters.
+pub fn behind_waiters<A: for<'s> Algorithm<State<'s> = LeaseBlock<&'s [u64]>, Write = LeaseChange>>(
+    ctx: Ctx<'_>,
+    limiter: &A,
+    state: Option<LeaseBlock<&[u64]>>,
+    now: Nanos,
+    key: &[u8],
+    verdict: &mut Verdict<LeaseChange>,
+) {
+    if WAITING.load(Relaxed) == 0 || GRANTING.get() {
+        return;
+    }
+    let queued = QUEUES.with(|q| {
+        let mut q = q.borrow_mut();
+        let queue = q.get_mut(&(selected_db(ctx), key.to_vec()))?;
+        if limiter.limit() > queue.limit {
+            RAISED.set(true);
+        }
+        queue.limit = limiter.limit();
+        Some(queue.waiters.iter().map(|w| w.cost).sum::<u64>())
+    });
+    let Some(queued) = queued else { return };
+    let cost = match &verdict.change {
+        Some(Change::Consume(w)) if verdict.decision.allowed => match &w.state.op {
+            LeaseOp::Add(l) => l.units,
+            _ => return,
+        },
+        _ => return,
+    };
+    let want = queued.saturating_add(cost).min(limiter.limit());
+    let held = limiter.decide(state, now, want).decision;
+    verdict.decision = Decision {
+        allowed: false,
+        limit: verdict.decision.limit,
+        remaining: verdict.decision.remaining.saturating_add(cost),
+        retry_after_ms: if held.allowed { 1 } else { held.retry_after_ms.max(1) },
+        reset_after_ms: limiter.decide(state, now, 0).decision.reset_after_ms,
+    };
+    verdict.change = None;
+}
+
+/// `RL.ACQUIRE ... WAIT timeout_ms`.
+pub fn command(ctx: Ctx<'_>, args: Argv<'_>, wait_ms: u64) {
+    let parsed = Acquire::parse_command(&args);
+    let (limiter, opts) = match &parsed {
+        Ok(p) => p,
+        Err(ArgError::WrongArity) => return reply_wrong_arity(ctx),
+        Err(e) => return reply_error(ctx, &e.to_string()),
+    };
+    let flags = context_flags(ctx);
+    let cannot_block = raw::REDISMODULE_CTX_FLAGS_MULTI
+        | raw::REDISMODULE_CTX_FLAGS_LUA
+        | raw::REDISMODULE_CTX_FLAGS_DENY_BLOCKING
+        | raw::REDISMODULE_CTX_FLAGS_REPLICATED
+        | raw::REDISMODULE_CTX_FLAGS_LOADING;
+    let key = args.bytes(1);
+    if flags & cannot_block != 0 || opts.cost == 0 || opts.peek {
+        return acquire_now(ctx, args);
+    }
+    if !has_waiters(ctx, key) {
+        let Ok(k) = KeyState::<Acquire>::open_read(ctx, args.string(1)) else {
+            return reply_error(ctx, WRONGTYPE);
+        };
+        let d = limiter.decide(k.state(), clock::now(), opts.cost).decision;
+        drop(k);
+        if d.allowed || d.retry_after_ms < 0 {
+            return acquire_now(ctx, args);
+        }
+    }
+    let at = (selected_db(ctx), key.to_vec());
+    let full = QUEUES.with(|q| q.borrow().get(&at).is_some_and(|queue| queue.waiters.len() >= MAX_WAITERS_PER_KEY));
+    if full {
+        return reply_error(ctx, &format!("ERR too many clients wait on this key (at most {MAX_WAITERS_PER_KEY})"));
+    }
+    let bc = api!(RedisModule_BlockClient(
+        ctx.raw(),
+        Some(on_reply),
+        Some(on_timeout),
+        Some(on_free),
+        i64::try_from(wait_ms).unwrap_or(i64::MAX)
+    ));
+    if bc.is_null() {
+        return acquire_now(ctx, args);
+    }
+    if has!(RedisModule_SetDisconnectCallback) {
+        api!(RedisModule_SetDisconnectCallback(bc, Some(on_disconnect)));
+    }
+    let seq = NEXT_SEQ.get();
+    NEXT_SEQ.set(seq + 1);
+    let id = limiter.id().copied();
+    QUEUES.with(|q| {
+        let mut q = q.borrow_mut();
+        let queue = q.entry(at.clone()).or_default();
+        queue.limit = limiter.limit();
+        queue.waiters.push_back(Waiter { seq, bc, cost: opts.cost, id, chosen: false });
+    });
+    BLOCKED.with(|b| b.borrow_mut().insert(bc as usize, (at, seq)));
+    WAITING.fetch_add(1, Relaxed);
+    WAITS.fetch_add(1, Relaxed);
+    if !TICKING.get() {
+        TICKING.set(true);
+        arm(ctx.raw(), Some(TICK_MS as u64));
+    }
+}
+
+/// The acquire as without `WAIT`, answered now.
+fn acquire_now(ctx: Ctx<'_>, args: Argv<'_>) {
+    super::run::<Acquire, Acquire>(ctx, args, Acquire::stats(), parse_without_wait, |ctx, verdict, wrote, flags| {
+        let written = verdict.change.as_ref().filter(|_| wrote);
+        reply::kind::<Acquire>(ctx, &verdict.decision, written, reply::wants_map(flags))
+    });
+}
+
+fn parse_without_wait(args: &Argv<'_>) -> Result<(Acquire, Options), ArgError> {
+    let (limiter, mut opts) = Acquire::parse_command(args)?;
+    opts.wait_ms = None;
+    Ok((limiter, opts))
+}
+
+/// Removes waiter `seq` from the queue at `at` (if it is still there);
+/// the key's limit then, if it was.
+fn leave(at: &QueueKey, seq: u64) -> Option<u64> {
+    QUEUES.with(|q| {
+        let mut q = q.borrow_mut();
+        let queue = q.get_mut(at)?;
+        let i = queue.waiters.iter().position(|w| w.seq == seq)?;
+        let w = queue.waiters.remove(i)?;
+        BLOCKED.with(|b| b.borrow_mut().remove(&(w.bc as usize)));
+        WAITING.fetch_sub(1, Relaxed);
+        let limit = queue.limit;
+        if queue.waiters.is_empty() {
+            q.remove(at);
+        }
+        Some(limit)
+    })
+}
+
+/// Grants the waiters at the head of the key's queue that fit now (see the
+/// module docs). `ctx` has the queue's database selected. The least ms
+/// until the first waiter left may fit by lease expiry alone, if any waits.
+fn wake_queue(ctx: Ctx<'_>, at: &QueueKey) -> Option<u64> {
+    let name = api!(RedisModule_CreateString(ctx.raw(), at.1.as_ptr().cast(), at.1.len()));
+    let now = clock::now();
+    let next = QUEUES.with(|q| {
+        let mut q = q.borrow_mut();
+        let queue = q.get_mut(at)?;
+        let unblock = |w: &mut Waiter, error: Option<&'static str>| {
+            w.chosen = true;
+            let data = Box::into_raw(Box::new(Unblocked { at: at.clone(), seq: w.seq, error }));
+            api!(RedisModule_UnblockClient(w.bc, data.cast()));
+        };
+        let Ok(key) = KeyState::<Acquire>::open_read(ctx, name) else {
+            // Another type in the key: nothing can be granted there.
+            for w in queue.waiters.iter_mut().filter(|w| !w.chosen) {
+                unblock(w, Some("WRONGTYPE the key no longer holds a lease set"));
+            }
+            return None;
+        };
+        let state = key.state();
+        let (live, deadline_of) = match &state {
+            Some(s) => (s.units().saturating_sub(s.units_through(now.0)), Some(s)),
+            None => (0, None),
+        };
+        let mut spoken = queue.waiters.iter().filter(|w| w.chosen).map(|w| w.cost).sum::<u64>();
+        let limit = queue.limit;
+        let mut next = None;
+        for w in queue.waiters.iter_mut() {
+            if w.chosen {
+                continue;
+            }
+            let renews =
+                w.id.as_ref().is_some_and(|id| deadline_of.and_then(|s| s.deadline_of(id)).is_some_and(|d| d > now.0));
+            if !renews && live.saturating_add(spoken).saturating_add(w.cost) > limit {
+                // When the leases held now leave room for it (if ever).
+                let want = spoken.saturating_add(w.cost).min(limit);
+                next = Leases::new(limit, 1)
+                    .ok()
+                    .map(|l| l.acquire(state.as_ref(), now.0, want, None, 0).decision.retry_after_ms)
+                    .and_then(|ms| u64::try_from(ms).ok());
+                break;
+            }
+            if !renews {
+                spoken += w.cost;
+            }
+            unblock(w, None);
+        }
+        drop(key);
+        next
+    });
+    api!(RedisModule_FreeString(ctx.raw(), name));
+    next
+}
+
+/// Arms the timer that looks at the queues again in `ms` (at most
+/// [`TICK_MS`], at least 1). The server runs module timers on its own
+/// clock; a wait that ends by lease expiry is seen at its deadline.
+fn arm(ctx: *mut RedisModuleCtx, ms: Option<u64>) {
+    let ms = ms.map_or(TICK_MS, |m| (m as i64).clamp(1, TICK_MS));
+    api!(RedisModule_CreateTimer(ctx, ms, Some(on_tick), std::ptr::null_mut()));
+}
+
+/// After a write that may have made room on `key` (a release): grants the
+/// waiters that fit, at once.
+pub fn wake(ctx: Ctx<'_>, key: &[u8]) {
+    if WAITING.load(Relaxed) == 0 {
+        return;
+    }
+    let at = (selected_db(ctx), key.to_vec());
+    if QUEUES.with(|q| q.borrow().contains_key(&at)) {
+        wake_queue(ctx, &at);
+    }
+}
+
+/// A chosen waiter's reply: the acquire, made now, against the key's limit.
+fn granted(ctx: Ctx<'_>, args: Argv<'_>) {
+    let data = api!(RedisModule_GetBlockedClientPrivateData(ctx.raw())) as *mut Unblocked;
+    if data.is_null() {
+        return reply_error(ctx, "ERR the wait ended without a lease");
+    }
+    // SAFETY: made by `wake_queue` with Box::into_raw; freed only by `on_free`.
+    let (at, seq, error) = unsafe { ((*data).at.clone(), (*data).seq, (*data).error) };
+    let limit = leave(&at, seq);
+    if let Some(e) = error {
+        return reply_error(ctx, e);
+    }
+    GRANTS.fetch_add(1, Relaxed);
+    GRANTING.set(true);
+    super::run::<Acquire, Acquire>(
+        ctx,
+        args,
+        Acquire::stats(),
+        |a| {
+            let (limiter, opts) = parse_without_wait(a)?;
+            Ok((limit.map_or(Ok(limiter), |l| limiter.with_limit(l))?, opts))
+        },
+        |ctx, verdict, wrote, flags| {
+            let written = verdict.change.as_ref().filter(|_| wrote);
+            reply::kind::<Acquire>(ctx, &verdict.decision, written, reply::wants_map(flags))
+        },
+    );
+    GRANTING.set(false);
+}
+
+/// A waiter whose timeout passed (or `CLIENT UNBLOCK`): it leaves the
+/// queue, and gets what an acquire made now gets; the next waiters may fit.
+fn timed_out(ctx: Ctx<'_>, args: Argv<'_>) {
+    let bc = api!(RedisModule_GetBlockedClientHandle(ctx.raw()));
+    let found = BLOCKED.with(|b| b.borrow().get(&(bc as usize)).cloned());
+    if let Some((at, seq)) = found {
+        leave(&at, seq);
+        TIMEOUTS.fetch_add(1, Relaxed);
+        acquire_now(ctx, args);
+        if QUEUES.with(|q| q.borrow().contains_key(&at)) {
+            wake_queue(ctx, &at);
+        }
+    } else {
+        acquire_now(ctx, args);
+    }
+}
+
+unsafe extern "C" fn on_reply(ctx: *mut RedisModuleCtx, argv: *mut *mut RedisModuleString, argc: c_int) -> c_int {
+    // SAFETY: the server's context and argv for this callback.
+    unsafe { entry::command(ctx, argv, argc, granted) }
+}
+
+unsafe extern "C" fn on_timeout(ctx: *mut RedisModuleCtx, argv: *mut *mut RedisModuleString, argc: c_int) -> c_int {
+    // SAFETY: as above.
+    unsafe { entry::command(ctx, argv, argc, timed_out) }
+}
+
+/// The private data of an unblocked waiter, once its reply is made (or its
+/// client gone): a chosen waiter whose client closed first leaves the queue.
+unsafe extern "C" fn on_free(_ctx: *mut RedisModuleCtx, data: *mut c_void) {
+    entry::guard("a waiter's release", (), || {
+        if data.is_null() {
+            return;
+        }
+        // SAFETY: made by `wake_queue` with Box::into_raw, freed once, here.
+        let data = unsafe { Box::from_raw(data.cast::<Unblocked>()) };
+        leave(&data.at, data.seq);
+    })
+}
+
+/// A waiter's connection closed: it leaves the queue (the next tick wakes
+/// the waiters behind it).
+unsafe extern "C" fn on_disconnect(_ctx: *mut RedisModuleCtx, bc: *mut RedisModuleBlockedClient) {
+    entry::guard("a waiter's disconnection", (), || {
+        if let Some((at, seq)) = BLOCKED.with(|b| b.borrow().get(&(bc as usize)).cloned()) {
+            leave(&at, seq);
+        }
+    })
+}
+
+/// Every [`TICK_MS`] ms while anyone waits: each key with waiters is looked
+/// at (lease expiry on the server's clock, a deleted or replaced key, a
+/// raised limit).
+unsafe extern "C" fn on_tick(ctx: *mut RedisModuleCtx, _data: *mut c_void) {
+    // SAFETY: the server's context for this timer.
+    let next = unsafe {
+        entry::with_ctx(ctx, "the waiters' timer", None, |ctx| {
+            let keys: Vec<QueueKey> = QUEUES.with(|q| q.borrow().keys().cloned().collect());
+            let mut next: Option<u64> = None;
+            for at in &keys {
+                if api!(RedisModule_SelectDb(ctx.raw(), at.0)) == raw::REDISMODULE_OK as c_int {
+                    if let Some(ms) = wake_queue(ctx, at) {
+                        next = Some(next.map_or(ms, |n| n.min(ms)));
+                    }
+                }
+            }
+            next
+        })
+    };
+    if QUEUES.with(|q| q.borrow().is_empty()) {
+        TICKING.set(false);
+    } else {
+        arm(ctx, next);
+    }
+}
