@@ -433,8 +433,22 @@ class Exporter:
                     "duration": time.monotonic() - start}
             self.scrapes += 1
             self.last = (snap["mono"], snap)
-            self.history.append(snap)
+            self.history.append(self._trimmed(snap))
             return snap
+
+    def _trimmed(self, snap):
+        """What the live page's history keeps of a snapshot: the counters and
+        each node's first rows (for per-key rates), not 1024 rows a board."""
+        keep = max(2 * self.args.top, 20)
+        nodes = []
+        for r in snap["nodes"]:
+            r = dict(r)
+            for board in ("denied", "consumed"):
+                if r.get(board):
+                    r[board] = r[board][:keep]
+            r.pop("server", None)
+            nodes.append(r)
+        return dict(snap, nodes=nodes)
 
     # ---------------------------------------------------- the metrics ----
 
@@ -597,11 +611,15 @@ class Exporter:
                     rate = increase(v, old_c[(node, kind)]) / dt
                     by_kind[kind] = by_kind.get(kind, 0.0) + rate
                     total_rate += rate
-        series = []
-        for a, b in zip(hist, hist[1:]):
-            ca, cb, d = counters(a), counters(b), b["mono"] - a["mono"]
-            if d > 0:
+        # Denials per second between scrapes at least a second apart (the
+        # page's and Prometheus's scrapes interleave; closer ones are noise).
+        series, a = [], hist[0] if hist else None
+        for b in hist[1:]:
+            d = b["mono"] - a["mono"]
+            if d >= 1.0:
+                ca, cb = counters(a), counters(b)
                 series.append([round(b["time"], 3), sum(increase(v, ca[k]) for k, v in cb.items() if k in ca) / d])
+                a = b
 
         def board(name):
             rows = self.top_rows(snap, name)

@@ -454,7 +454,15 @@ class Generator(threading.Thread):
         self.events = []  # (monotonic, time, kind, node name, retry_after_ms)
         self.errors = []
         self.lock = threading.Lock()
+        self.tick_lock = threading.Lock()  # held during a tick's pipelines
         self.paused = threading.Event()
+
+    def pause(self):
+        with self.tick_lock:
+            self.paused.set()
+
+    def resume(self):
+        self.paused.clear()
 
     def run(self):
         conns = {}
@@ -464,26 +472,30 @@ class Generator(threading.Thread):
         nodes = {n.name: n for n in self.cluster.nodes}
         next_tick = time.monotonic()
         while not self.stop_event.is_set():
-            if not self.paused.is_set():
-                for name, cmds in by_node.items():
-                    try:
-                        c = conns.get(name) or conns.setdefault(name, nodes[name].conn())
-                        replies = c.pipeline([a for _, a in cmds])
-                    except (OSError, EOFError) as e:
-                        conns.pop(name, None)
-                        self.errors.append((name, repr(e)))
-                        continue
-                    now, wall = time.monotonic(), time.time()
-                    with self.lock:
-                        for (kind, _), r in zip(cmds, replies):
-                            if isinstance(r, rl_exporter.RespError):
-                                self.errors.append((name, str(r)))
-                            elif r[0] == 0:
-                                self.events.append((now, wall, kind, name, r[3]))
+            with self.tick_lock:
+                self.tick_once(by_node, nodes, conns)
             next_tick += self.tick
             self.stop_event.wait(max(0.0, next_tick - time.monotonic()))
         for c in conns.values():
             c.close()
+
+    def tick_once(self, by_node, nodes, conns):
+        if not self.paused.is_set():
+            for name, cmds in by_node.items():
+                try:
+                    c = conns.get(name) or conns.setdefault(name, nodes[name].conn())
+                    replies = c.pipeline([a for _, a in cmds])
+                except (OSError, EOFError) as e:
+                    conns.pop(name, None)
+                    self.errors.append((name, repr(e)))
+                    continue
+                now, wall = time.monotonic(), time.time()
+                with self.lock:
+                    for (kind, _), r in zip(cmds, replies):
+                        if isinstance(r, rl_exporter.RespError):
+                            self.errors.append((name, str(r)))
+                        elif r[0] == 0:
+                            self.events.append((now, wall, kind, name, r[3]))
 
     def stop(self):
         self.stop_event.set()
