@@ -4,7 +4,7 @@ histogram, the top gauges, promtool, resets, lists, auth, TLS, a cluster."""
 import math
 import unittest
 
-from harness import (Certs, Cluster, Exporter, RedisServer, promtool_check, sample, series, tls_supported,
+from harness import (REPO, Certs, Cluster, Exporter, RedisServer, promtool_check, sample, series, tls_supported,
                      parse_metrics)
 import rl_exporter
 
@@ -214,6 +214,24 @@ class Lists(unittest.TestCase):
         finally:
             for s in (a, b, down):
                 s.stop()
+
+    def test_the_least_privileged_user_of_the_docs_is_enough(self):
+        s = RedisServer()
+        try:
+            acl = "exporter on >pw -@all +info +rl.top|denied +rl.top|consumed +cluster|nodes"
+            self.assertEqual(s.call("ACL", "SETUSER", *acl.split()), b"OK")
+            self.assertIn(f"ACL SETUSER {acl}", (REPO / "docs/observability.md").read_text())
+            s.pipeline([("RL.GCRA", "k", 1, 3600000)] * 3)
+            e = Exporter("--redis", f"redis://exporter:pw@127.0.0.1:{s.port}")
+            try:
+                _, m = e.metrics()
+                self.assertEqual(sample(m, "redis_rl_up", node=s.name), 1)
+                self.assertEqual(sample(m, "redis_rl_top_denied_calls", node=s.name, key="k"), 2)
+                self.assertEqual(sample(m, "redis_rl_denied_total", node=s.name, kind="gcra"), 2)
+            finally:
+                e.stop()
+        finally:
+            s.stop()
 
     def test_top_capacity_below_the_fetch_and_rl_top_off(self):
         small = RedisServer(module_args=["top-capacity", "5"])
