@@ -181,9 +181,9 @@ def parse_target(url, args):
         raise SystemExit(f"rl-exporter: {url}: the scheme must be redis:// or rediss://")
     user = urllib.parse.unquote(u.username) if u.username else None
     password = urllib.parse.unquote(u.password) if u.password is not None else None
-    if password is None and user is not None and not u.password:
-        # redis://:pw@host parses as user '' and password 'pw'; redis://pw@host
-        # (no colon) is read the way redis-cli -u reads it: a password.
+    if password is None and user and args.password is None and not os.environ.get("REDIS_PASSWORD"):
+        # redis://pw@host (no colon) and no --password: a password, as
+        # redis-py reads redis://:pw@host; with --password it is the user.
         password, user = user, None
     if password is None:
         password = args.password if args.password is not None else os.environ.get("REDIS_PASSWORD")
