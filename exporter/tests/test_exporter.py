@@ -308,6 +308,45 @@ class ClusterDiscovery(unittest.TestCase):
             c.stop()
 
 
+class LiveApi(unittest.TestCase):
+    def test_rates_shares_and_the_page_has_no_external_assets(self):
+        import json
+        import re
+        s = RedisServer()
+        try:
+            s.pipeline([("RL.GCRA", "noisy", 1, 3600000)] * 11 + [("RL.GCRA", "other", 1, 3600000)] * 11)
+            e = Exporter("--redis", s.url, "--rate-window", "0")
+            try:
+                first = json.loads(e.get("/api/live"))
+                self.assertIsNone(first["denials_per_second"])  # one scrape: no rate yet
+                s.pipeline([("RL.GCRA", "noisy", 1, 3600000)] * 50)
+                import time
+                time.sleep(0.6)  # past the page's 0.5 s scrape cache
+                live = json.loads(e.get("/api/live"))
+                w = live["window_seconds"]
+                self.assertGreater(w, 0)
+                self.assertAlmostEqual(live["denials_per_second"] * w, 50, delta=0.1)
+                self.assertAlmostEqual(live["denials_per_second_by_kind"]["gcra"] * w, 50, delta=0.1)
+                self.assertEqual(live["denials_total"], 70)
+                rows = live["top_denied"]["rows"]
+                self.assertEqual([(r["key"], r["count"]) for r in rows], [("noisy", 60), ("other", 10)])
+                self.assertAlmostEqual(rows[0]["share"], 60 / 70)
+                self.assertAlmostEqual(rows[0]["per_second"] * w, 50, delta=0.1)
+                self.assertEqual(rows[1]["per_second"], 0.0)
+                self.assertEqual(live["top_denied"]["tracked"], 70)
+                hist = {b["le"]: b for b in live["retry_after"]["buckets"]}
+                self.assertEqual((hist["1h"]["count"], hist["1h"]["recent"]), (70, 50))
+                page = e.get("/")
+                self.assertIn("api/live", page)
+                # Nothing fetched from elsewhere: no URL with a scheme or //host in src/href/url().
+                self.assertEqual(re.findall(r'(?:src|href)\s*=\s*["\']?(?:https?:)?//|url\(\s*["\']?(?:https?:)?//', page), [])
+                self.assertNotIn("<link", page)
+            finally:
+                e.stop()
+        finally:
+            s.stop()
+
+
 class Units(unittest.TestCase):
     def test_cumulative_fields_are_used_when_the_module_has_them(self):
         info = rl_exporter.parse_info(
