@@ -133,6 +133,7 @@ class Resets(unittest.TestCase):
             self.assertEqual(sample(before, "redis_rl_denied_total", node=s.name, kind="gcra"), 4)
             self.assertEqual(sample(before, "redis_rl_top_denied_calls", node=s.name, key="k"), 4)
             self.assertEqual(s.call("RL.TOP", "RESET"), b"OK")
+            self.assertEqual(s.call("CONFIG", "RESETSTAT"), b"OK")  # leaves INFO rl alone, as documented
             s.pipeline([("RL.GCRA", "k", 1, 3600000)] * 2)
             _, after = e.metrics()
             self.assertEqual(sample(after, "redis_rl_denied_total", node=s.name, kind="gcra"), 6)
