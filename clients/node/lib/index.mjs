@@ -1,0 +1,33 @@
+import m from './index.cjs';
+
+export const {
+  VERSION,
+  Gcra,
+  TokenBucket,
+  Slide,
+  Log,
+  Quota,
+  Concurrency,
+  Limit,
+  Local,
+  Limiter,
+  Lease,
+  Reservation,
+  Decision,
+  parseReply,
+  parseAllReply,
+  ModuleBackend,
+  adapt,
+  RateLimited,
+  CrossSlotError,
+  RedisTimeoutError,
+  LeaseLostError,
+  retry,
+  RetryBudget,
+  parseRetryAfter,
+  expressRateLimit,
+  fastifyRateLimit,
+  MemoryMetrics,
+  keySlot,
+} = m;
+export default m;
