@@ -135,24 +135,27 @@ class Decision {
     return h;
   }
 
-  // A JSON-serialisable error body for a denial (null when allowed). It names
-  // the limit, never the identity or the key.
+  // A JSON-serialisable body naming the limit that denied (never the identity
+  // or the key): {error, limit, scope, quota, window_ms, unit?, cost,
+  // retry_after_ms, retry_after_s?}; {allowed: true} when allowed.
   body() {
-    if (this.allowed) return null;
-    const top = this.deniedBy ? this.deniedBy[0] : this;
+    if (this.allowed) return { allowed: true };
+    if (this.source === 'fail_closed') {
+      return { error: 'rate_limiter_unavailable', limit: this.name, scope: this.name, retry_after_ms: this.retryAfterMs };
+    }
+    const top = this.deniedBy && this.deniedBy.length ? this.deniedBy[0] : this;
     const p = top.policy;
-    let error = 'rate_limited';
-    if (this.source === 'fail_closed') error = 'rate_limiter_unavailable';
-    else if (this.never) error = 'request_too_large';
-    else if (p && p.isConcurrency) error = 'concurrency_limited';
-    return {
-      error,
-      limit: top.name,
-      scope: top.name,
-      quota: top.limit,
-      window_ms: p ? p.fillMs : null,
-      retry_after_ms: this.retryAfterMs,
-    };
+    const error = this.never ? 'request_too_large' : p && p.isConcurrency ? 'concurrency_limited' : 'rate_limited';
+    const body = { error, limit: top.name, scope: top.name };
+    if (p) {
+      body.quota = p.quota;
+      body.window_ms = p.fillMs;
+      if (p.unit) body.unit = p.unit;
+    }
+    body.cost = top.cost;
+    body.retry_after_ms = this.retryAfterMs;
+    if (this.retryAfterMs >= 0) body.retry_after_s = ceilS(this.retryAfterMs);
+    return body;
   }
 
   toJSON() {

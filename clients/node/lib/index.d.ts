@@ -84,11 +84,16 @@ export type Source = 'redis' | 'fail_open' | 'fail_closed' | 'local';
 
 export interface DecisionBody {
   error: 'rate_limited' | 'request_too_large' | 'concurrency_limited' | 'rate_limiter_unavailable';
+  /** The name of the limit that denied (also its scope); never the identity. */
   limit: string | null;
   scope: string | null;
-  quota: number;
-  window_ms: number | null;
+  quota?: number;
+  window_ms?: number;
+  unit?: string;
+  cost?: number;
   retry_after_ms: number;
+  /** Whole seconds, rounded up (absent for request_too_large). */
+  retry_after_s?: number;
 }
 
 export declare class Decision {
@@ -116,7 +121,8 @@ export declare class Decision {
   /** 200, 429, 413 (never), 503 (a Concurrency limit or fail-closed). */
   readonly status: number;
   headers(): Record<string, string>;
-  body(): DecisionBody | null;
+  /** The JSON error body of a denial; {allowed: true} when allowed. */
+  body(): DecisionBody | { allowed: true };
   toJSON(): Record<string, unknown>;
 }
 
@@ -272,10 +278,24 @@ export declare class LeaseLostError extends Error {
   readonly lease: Lease;
 }
 
+export interface RetryBudgetOptions {
+  name?: string;
+  /** Retries per request the fleet may make (default 0.1). */
+  ratio?: number;
+  /** Retries banked at most (default 10; a new budget starts full). */
+  burst?: number;
+  /** Units per retry (default 1000). */
+  scale?: number;
+  /** The identity of the budget's key (default "fleet"). */
+  identity?: string;
+}
+
 export declare class RetryBudget {
-  constructor(limiter: Limiter, name: string, opts?: { ratio?: number; burst?: number; minPerSecond?: number });
+  constructor(limiter: Limiter, name?: string, opts?: RetryBudgetOptions);
+  constructor(limiter: Limiter, opts: RetryBudgetOptions);
   readonly name: string;
   readonly ratio: number;
+  readonly limit: TokenBucket;
   deposit(): Promise<void>;
   trySpend(): Promise<boolean>;
   available(): Promise<number>;
@@ -288,10 +308,10 @@ export interface RetryOptions {
   capMs?: number;
   maxWaitMs?: number;
   signal?: AbortSignal;
-  random?: () => number;
+  rand?: () => number;
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
-  /** ms the outcome asks to wait before a retry, or null: do not retry. */
-  retryAfterMs?: (outcome: unknown, isError: boolean) => number | null;
+  /** ms the outcome (a value, or the error fn threw) asks to wait before a retry, or null: do not retry. */
+  retryAfter?: (outcome: unknown) => number | null;
 }
 export declare function retry<T>(fn: (attempt: number) => T | Promise<T>, opts?: RetryOptions): Promise<T>;
 export declare function parseRetryAfter(value: string | null | undefined, now?: () => number): number | null;

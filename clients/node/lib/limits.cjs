@@ -38,16 +38,17 @@ function checkPolicy(p) {
   throw new TypeError(`onError must be "open", "closed" or a Local, got ${String(p)}`);
 }
 
-const NAME_RE = /^[\x20-\x7e]{1,200}$/; // printable ASCII: an sf-string in headers
+// A name goes into headers (an sf-string) and keys: 1 to 128 of A-Z a-z 0-9 . _ : / -
+const NAME_RE = /^[A-Za-z0-9._:/-]{1,128}$/;
 
 class Limit {
   // kind: the RL.ALL / RL.PEEK keyword; command: the single command.
   constructor(kind, command, base, defaultName, opts = {}) {
     const { name, key, onError, unit } = opts;
     const n = name ?? defaultName;
-    if (typeof n !== 'string' || !NAME_RE.test(n)) throw new TypeError('name must be 1 to 200 printable ASCII characters');
+    if (typeof n !== 'string' || !NAME_RE.test(n)) throw new TypeError(`limit name ${JSON.stringify(n)}: 1 to 128 of A-Z a-z 0-9 . _ : / -`);
     if (key !== undefined && typeof key !== 'function') throw new TypeError('key must be a function (identity, ctx) => string');
-    if (unit !== undefined && unit !== null && !/^[a-z][a-z0-9-]*$/.test(unit)) throw new TypeError('unit must be a token such as "tokens"');
+    if (unit !== undefined && unit !== null && !NAME_RE.test(unit)) throw new TypeError(`unit ${JSON.stringify(unit)}: 1 to 128 of A-Z a-z 0-9 . _ : / -`);
     this.kind = kind;
     this.command = command;
     this.name = n;
@@ -119,7 +120,7 @@ class TokenBucket extends Limit {
     int('refillTokens', refillTokens, 1, MAX_U32);
     int('refillPeriodMs', refillPeriodMs, 1, MAX_MS);
     super('TOKENBUCKET', 'RL.TOKENBUCKET', [capacity, refillTokens, refillPeriodMs],
-      `tokenbucket-${capacity}-refill-${refillTokens}-per-${refillPeriodMs}ms`, opts);
+      `tokenbucket-${capacity}-${refillTokens}-per-${refillPeriodMs}ms`, opts);
     Object.assign(this, { capacity, refillTokens, refillPeriodMs, quota: capacity });
     this.fillMs = Math.ceil((capacity * refillPeriodMs) / refillTokens);
     Object.freeze(this);

@@ -7,50 +7,57 @@
 const { TokenBucket } = require('./limits.cjs');
 const { RateLimited } = require('./errors.cjs');
 
-const SCALE = 1000; // budget units per retry: deposits of ratio * 1000 stay integers
-
 // A retry budget shared through Redis: a TOKENBUCKET of `burst` retries where
 // each request deposits `ratio` of a retry (REFUND) and each retry spends one
-// (COST). It refills by itself only at minPerSecond retries per second.
+// (COST), counted in 1/scale units so deposits stay integers. A new budget
+// starts full; time alone refills it only by a trickle (one unit per refill
+// period, the bucket's fill time being 10^12 ms). If Redis cannot be reached,
+// trySpend() answers false: no retries while the limiter itself is down.
 class RetryBudget {
-  constructor(limiter, name, opts = {}) {
-    const { ratio = 0.1, burst = 10, minPerSecond = 0 } = opts;
+  constructor(limiter, name = 'retry-budget', opts = {}) {
+    if (typeof name === 'object' && name !== null) {
+      opts = name;
+      name = opts.name ?? 'retry-budget';
+    }
+    const { ratio = 0.1, burst = 10, scale = 1000, identity = 'fleet' } = opts;
     if (!(ratio > 0 && ratio <= 1)) throw new RangeError('ratio must be in (0, 1]');
-    if (!(Number.isSafeInteger(burst) && burst >= 1)) throw new RangeError('burst must be an integer >= 1');
-    if (typeof name !== 'string' || !name) throw new TypeError('a RetryBudget needs a name');
+    if (!(Number.isSafeInteger(burst) && burst >= 1 && Number.isSafeInteger(scale) && scale >= 1)) {
+      throw new RangeError('burst and scale must be integers of at least 1');
+    }
     this.limiter = limiter;
     this.name = name;
     this.ratio = ratio;
-    this.deposit_ = Math.max(1, Math.round(ratio * SCALE));
-    const refill = minPerSecond > 0 ? [Math.max(1, Math.round(minPerSecond * SCALE)), 1000] : [1, 3600000];
-    // A failing Redis grants no retry: retrying blind is how storms start.
-    this.bucket = new TokenBucket(burst * SCALE, refill[0], refill[1], { name: `retry-budget-${name}`, onError: 'closed' });
+    this.scale = scale;
+    this.identity = identity;
+    this.depositUnits = Math.max(1, Math.round(ratio * scale));
+    const capacity = burst * scale;
+    this.limit = new TokenBucket(capacity, 1, Math.max(1, Math.floor(1e12 / capacity)), { name, onError: 'closed' });
   }
 
   // One request made: deposit ratio of a retry. Errors are swallowed (a lost
   // deposit only makes the budget stricter).
   async deposit() {
     try {
-      await this.limiter.refund(this.bucket, this.name, this.deposit_);
+      await this.limiter.refund(this.limit, this.identity, this.depositUnits);
     } catch {
       /* stricter, never looser */
     }
   }
 
-  // One retry: true if the budget allowed it (and it was spent).
+  // One retry: true if the budget had one (and it is spent).
   async trySpend() {
     try {
-      const d = await this.limiter.check(this.bucket, this.name, SCALE);
+      const d = await this.limiter.check(this.limit, this.identity, this.scale);
       return d.allowed && d.source === 'redis';
     } catch {
       return false;
     }
   }
 
-  // Retries available now (a PEEK).
+  // Retries banked now (reads, consumes nothing).
   async available() {
-    const d = await this.limiter.peek(this.bucket, this.name, { cost: 0 });
-    return d.remaining / SCALE;
+    const d = await this.limiter.peek(this.limit, this.identity, 0);
+    return d.remaining / this.scale;
   }
 }
 
@@ -78,7 +85,8 @@ function header(headers, name) {
 // retryAfterMs, never if -1), a response-like {status: 429 | 503, headers}
 // (fetch Response or plain object, Retry-After honoured), an error with a
 // numeric retryAfterMs.
-function defaultRetryAfterMs(outcome, isError) {
+function defaultRetryAfter(outcome) {
+  const isError = outcome instanceof Error;
   if (outcome instanceof RateLimited) return outcome.retryAfterMs >= 0 ? outcome.retryAfterMs : null;
   if (outcome && typeof outcome === 'object') {
     if (typeof outcome.status === 'number') {
@@ -105,8 +113,9 @@ const realSleep = (ms, signal) => new Promise((resolve, reject) => {
 async function retry(fn, opts = {}) {
   const {
     budget = null, maxAttempts = 3, baseMs = 100, capMs = 10000, maxWaitMs = 30000, signal,
-    random = Math.random, sleep = realSleep, retryAfterMs = defaultRetryAfterMs,
+    rand = Math.random, sleep = realSleep, retryAfter = defaultRetryAfter,
   } = opts;
+  if (!(Number.isSafeInteger(maxAttempts) && maxAttempts >= 1)) throw new RangeError('maxAttempts must be at least 1');
   if (budget) await budget.deposit();
   for (let attempt = 0; ; attempt++) {
     let value;
@@ -119,15 +128,15 @@ async function retry(fn, opts = {}) {
       failed = true;
     }
     const outcome = failed ? error : value;
-    const floor = attempt + 1 < maxAttempts ? retryAfterMs(outcome, failed) : null;
+    const floor = attempt + 1 < maxAttempts ? retryAfter(outcome) : null;
     if (floor === null || floor > maxWaitMs || (budget && !(await budget.trySpend()))) {
       if (failed) throw error;
       return value;
     }
     // Retry-After is a floor; jitter goes on top so clients told the same
     // Retry-After do not all wake at once.
-    await sleep(floor + Math.floor(random() * Math.min(capMs, baseMs * 2 ** attempt)), signal);
+    await sleep(floor + Math.floor(rand() * Math.min(capMs, baseMs * 2 ** attempt)), signal);
   }
 }
 
-module.exports = { retry, RetryBudget, parseRetryAfter, defaultRetryAfterMs };
+module.exports = { retry, RetryBudget, parseRetryAfter, defaultRetryAfter };

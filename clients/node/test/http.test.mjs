@@ -145,7 +145,7 @@ describe('fastify', () => {
       assert.equal((await fetch(base)).status, 200);
       const denied = await fetch(base);
       assert.equal(denied.status, 429);
-      assert.deepEqual(Object.keys(await denied.json()).sort(), ['error', 'limit', 'quota', 'retry_after_ms', 'scope', 'window_ms']);
+      assert.deepEqual(Object.keys(await denied.json()).sort(), ['cost', 'error', 'limit', 'quota', 'retry_after_ms', 'retry_after_s', 'scope', 'window_ms']);
     } finally {
       await app.close();
     }

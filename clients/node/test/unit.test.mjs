@@ -63,12 +63,15 @@ test('headers: draft-11 syntax, t is when the next unit is back, Retry-After rou
   const no = d({ allowed: false, limit: 5, remaining: 0, retryAfterMs: 11001, resetAfterMs: 59000 }, g);
   assert.deepEqual(no.headers(), { 'RateLimit-Policy': '"key";q=5;w=60', RateLimit: '"key";r=0;t=12', 'Retry-After': '12' });
   const body = no.body();
-  assert.deepEqual(body, { error: 'rate_limited', limit: 'key', scope: 'key', quota: 5, window_ms: 60000, retry_after_ms: 11001 });
+  assert.deepEqual(body, { error: 'rate_limited', limit: 'key', scope: 'key', quota: 5, window_ms: 60000, cost: 1,
+    retry_after_ms: 11001, retry_after_s: 12 });
+  assert.deepEqual(ok.body(), { allowed: true });
   assert.ok(!JSON.stringify(body).includes('"k"'), 'the body never carries the key');
-  const t = new TokenBucket(20000, 20000, 60000, { name: 'to"k\\ens', unit: 'tokens' });
+  const t = new TokenBucket(20000, 20000, 60000, { name: 'tokens/min', unit: 'tokens' });
   const tok = d({ allowed: true, limit: 20000, remaining: 20000, retryAfterMs: 0, resetAfterMs: 0 }, t);
-  assert.equal(tok.headers()['RateLimit-Policy'], '"to\\"k\\\\ens";q=20000;qu="tokens";w=60');
-  assert.equal(tok.headers().RateLimit, '"to\\"k\\\\ens";r=20000;t=0');
+  assert.equal(tok.headers()['RateLimit-Policy'], '"tokens/min";q=20000;qu="tokens";w=60');
+  assert.equal(tok.headers().RateLimit, '"tokens/min";r=20000;t=0');
+  assert.throws(() => new Gcra(1, 1, { name: 'a"b' }), TypeError); // names stay valid sf-strings and keys
   const q = d({ allowed: true, limit: 10, remaining: 9, retryAfterMs: 0, resetAfterMs: 3600500 }, new Quota(10, 'DAY'));
   assert.equal(q.headers().RateLimit, '"quota-10-per-day";r=9;t=3601');
 });
@@ -101,7 +104,7 @@ test('a combined decision ranks the most restrictive limit first', () => {
 
 test('limits validate their arguments and name themselves', () => {
   assert.equal(new Gcra(100, 60000).name, 'gcra-100-per-60000ms');
-  assert.equal(new TokenBucket(10, 1, 1000).name, 'tokenbucket-10-refill-1-per-1000ms');
+  assert.equal(new TokenBucket(10, 1, 1000).name, 'tokenbucket-10-1-per-1000ms');
   assert.equal(new Slide(5, 1000).name, 'slide-5-per-1000ms');
   assert.equal(new Log(5, 1000).name, 'log-5-per-1000ms');
   assert.equal(new Quota(5, 'month', { tz: 'Europe/Berlin' }).name, 'quota-5-per-month-Europe/Berlin');

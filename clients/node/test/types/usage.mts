@@ -26,7 +26,7 @@ async function main(): Promise<void> {
   const status: number = d.status;
   const headers: Record<string, string> = d.headers();
   const body = d.body();
-  if (body) console.log(body.error, body.retry_after_ms);
+  if ('error' in body) console.log(body.error, body.retry_after_ms);
   const all = await limiter.checkAll([[perUser, 'alice'], [tokens, 'acme', 500]], { tag: 'acme' });
   for (const sub of all.decisions ?? []) console.log(sub.name, sub.allowed);
   console.log(all.deniedBy?.[0]?.name, allowed, ms, status, headers, limits.length);
