@@ -4,8 +4,10 @@
 // A Backend turns the Limiter's requests into commands and answers the raw
 // replies; the Limiter parses them (RESP2 arrays or RESP3 maps alike). All
 // I/O goes through an adapter, one per client library, with one method:
-//   send(command, args, { key, readonly }) -> Promise<reply>
-// where `key` is the command's first key (a cluster adapter routes by it).
+//   send(command, args, key, readonly) -> Promise<reply>
+// args: strings, or arrays of strings (one level: [key, [limit, period]]),
+// sent flattened; key: the command's first key (a cluster adapter routes by
+// it); readonly: the command only reads (a cluster may send it to a replica).
 //
 // ModuleBackend speaks the module's RL.* commands. A LuaBackend (a later
 // issue) answers the same methods with FCALL rl_gcra 1 key ... (RESP2 arrays
@@ -30,9 +32,18 @@ function ioredisAdapter(client) {
   return {
     kind: 'ioredis',
     cluster: false,
-    send: (command, args) => client.call(command, ...args),
+    send: (command, args) => client.call(command, ...args), // ioredis flattens one level
   };
 }
+
+const flat = (command, args) => {
+  const out = [command];
+  for (const a of args) {
+    if (Array.isArray(a)) for (const x of a) out.push(x);
+    else out.push(a);
+  }
+  return out;
+};
 
 // ioredis Cluster: the module's commands are unknown to ioredis's command
 // table, so it would pick a random node and follow MOVED. We give the
@@ -46,9 +57,9 @@ function ioredisClusterAdapter(client) {
   return {
     kind: 'ioredis-cluster',
     cluster: true,
-    send(command, args, opts) {
-      const cmd = new Command(command, args, { replyEncoding: 'utf8' });
-      if (opts && opts.key !== undefined) cmd.slot = keySlot(opts.key);
+    send(command, args, key) {
+      const cmd = new Command(command, args, { replyEncoding: 'utf8' }); // flattens one level
+      if (key !== undefined) cmd.slot = keySlot(key);
       return client.sendCommand(cmd);
     },
   };
@@ -59,7 +70,7 @@ function nodeRedisAdapter(client) {
   return {
     kind: 'node-redis',
     cluster: false,
-    send: (command, args) => client.sendCommand([command, ...args]),
+    send: (command, args) => client.sendCommand(flat(command, args)),
   };
 }
 
@@ -68,12 +79,12 @@ function nodeRedisClusterAdapter(client) {
   return {
     kind: 'node-redis-cluster',
     cluster: true,
-    send: (command, args, opts) => client.sendCommand(opts && opts.key, !!(opts && opts.readonly), [command, ...args]),
+    send: (command, args, key, readonly) => client.sendCommand(key, !!readonly, flat(command, args)),
   };
 }
 
 // The adapter for a client: ioredis Redis or Cluster, node-redis client or
-// cluster, or any object with send(command, args, opts) (used as is).
+// cluster, or an adapter of your own ({kind, cluster, send}, used as is).
 function adapt(client) {
   if (!client || typeof client !== 'object') throw new TypeError('redis-rl: a Redis client is required');
   if (typeof client.send === 'function' && typeof client.kind === 'string') return client;
@@ -101,12 +112,12 @@ class ModuleBackend {
 
   // One limit's consuming (or REFUND) call: RL.GCRA key args...
   check(limit, key, args) {
-    return this.adapter.send(limit.command, [key, ...args], { key });
+    return this.adapter.send(limit.command, [key, args], key, false);
   }
 
   // RL.PEEK KIND key args...
   peek(limit, key, args) {
-    return this.adapter.send('RL.PEEK', [limit.kind, key, ...args], { key, readonly: true });
+    return this.adapter.send('RL.PEEK', [limit.kind, key, args], key, true);
   }
 
   // RL.ALL numkeys key... spec... [PEEK]; specs: arrays of arguments.
@@ -114,15 +125,15 @@ class ModuleBackend {
     const args = [String(keys.length), ...keys];
     for (const s of specs) for (const a of s) args.push(a);
     if (peek) args.push('PEEK');
-    return this.adapter.send('RL.ALL', args, { key: keys[0], readonly: !!peek });
+    return this.adapter.send('RL.ALL', args, keys[0], !!peek);
   }
 
   release(key, id) {
-    return this.adapter.send('RL.RELEASE', [key, String(id)], { key });
+    return this.adapter.send('RL.RELEASE', [key, String(id)], key, false);
   }
 
   renew(key, id, leaseMs) {
-    return this.adapter.send('RL.RENEW', [key, String(id), String(leaseMs)], { key });
+    return this.adapter.send('RL.RENEW', [key, String(id), String(leaseMs)], key, false);
   }
 }
 

@@ -65,11 +65,28 @@ function parseAllReply(reply) {
 // --- the Decision ----------------------------------------------------------------
 
 const ceilS = (ms) => Math.ceil(ms / 1000);
+const EMPTY = Object.freeze({ allowed: false, limit: 0, remaining: 0, retryAfterMs: 0, resetAfterMs: 0, lease: null });
 
 // A Structured Field String (RFC 9651 3.3.3): printable ASCII, \ and " escaped.
 const sfString = (s) => `"${s.replace(/[\\"]/g, (c) => `\\${c}`)}"`;
 
 class Decision {
+  // A single command's raw reply, read straight into a Decision (the hot path).
+  static fromReply(reply, policy, key, cost) {
+    if (Array.isArray(reply)) {
+      const d = new Decision(EMPTY, policy, key, cost);
+      d.allowed = bool(reply[0]);
+      d.limit = num(reply[1]);
+      d.remaining = num(reply[2]);
+      d.retryAfterMs = num(reply[3]);
+      d.resetAfterMs = num(reply[4]);
+      d.lease = reply.length > 5 ? str(reply[5]) : null;
+      d.never = d.retryAfterMs === -1;
+      return d;
+    }
+    return new Decision(parseReply(reply), policy, key, cost);
+  }
+
   constructor(r, policy, key, cost, source = 'redis', error = null) {
     this.allowed = r.allowed;
     this.limit = r.limit;

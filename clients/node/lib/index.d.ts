@@ -167,16 +167,12 @@ export declare class MemoryMetrics implements Metrics {
   onFallback(name: string, policy: 'open' | 'closed' | 'local', error: Error): void;
 }
 
-export interface SendOptions {
-  key?: string;
-  readonly?: boolean;
-}
-
 /** One client library's I/O. */
 export interface Adapter {
   kind: string;
   cluster: boolean;
-  send(command: string, args: readonly string[], opts?: SendOptions): Promise<unknown>;
+  /** args: strings or arrays of strings (one level), sent flattened; key routes in a cluster. */
+  send(command: string, args: readonly (string | readonly string[])[], key?: string, readonly?: boolean): Promise<unknown>;
 }
 
 /** The seam: every Redis call of a Limiter goes through one Backend. */
@@ -250,13 +246,13 @@ export declare class Limiter {
   /** Activations of the failure policy. */
   readonly fallbacks: { total: number; open: number; closed: number; local: number };
   key(limit: Limit, identity: Identity, tag?: string): string;
-  check(limit: Limit, identity: Identity, opts?: number | { cost?: number; id?: string }): Promise<Decision>;
+  check(limit: Limit, identity: Identity, opts?: number | { cost?: number; id?: string; tag?: string }): Promise<Decision>;
   checkAll(checks: readonly Check[], opts?: { cost?: number; tag?: string; peek?: boolean }): Promise<Decision>;
-  peek(limit: Limit, identity: Identity, opts?: number | { cost?: number }): Promise<Decision>;
-  refund(limit: Limit, identity: Identity, amount: number): Promise<Decision>;
+  peek(limit: Limit, identity: Identity, opts?: number | { cost?: number; tag?: string }): Promise<Decision>;
+  refund(limit: Limit, identity: Identity, amount: number, opts?: { tag?: string }): Promise<Decision>;
   acquire(limit: Concurrency, identity: Identity, opts?: AcquireOptions): Promise<Lease | DeniedDecision>;
   withLease<T>(limit: Concurrency, identity: Identity, fn: (lease: Lease) => T | Promise<T>, opts?: WithLeaseOptions): Promise<T>;
-  release(limit: Concurrency, identity: Identity, id: string): Promise<boolean>;
+  release(limit: Concurrency, identity: Identity, id: string, opts?: { tag?: string }): Promise<boolean>;
   reserve(limit: Limit, identity: Identity, maxCost: number): Promise<Reservation>;
   withReservation<T>(limit: Limit, identity: Identity, maxCost: number, fn: (r: Reservation) => T | Promise<T>): Promise<T>;
 }

@@ -11,7 +11,7 @@ before(async () => { server = await RedisServer.start(); });
 after(async () => { await server?.stop(); });
 
 // A backend that counts (and can delay or fail) each kind of call.
-function spyBackend(client, { delayCheckMs = 0, failRelease = false, failRefund = false } = {}) {
+function spyBackend(client, { delayCheckMs = 0, failRelease = false, failRefund = false, failRenew = false } = {}) {
   const inner = new ModuleBackend(client);
   const calls = { check: [], release: [], renew: [], peek: [], all: [] };
   return {
@@ -27,7 +27,7 @@ function spyBackend(client, { delayCheckMs = 0, failRelease = false, failRefund 
     peek: (...a) => { calls.peek.push(a); return inner.peek(...a); },
     all: (...a) => { calls.all.push(a); return inner.all(...a); },
     release: (...a) => { calls.release.push(a); return failRelease ? Promise.reject(new Error('connection reset')) : inner.release(...a); },
-    renew: (...a) => { calls.renew.push(a); return inner.renew(...a); },
+    renew: (...a) => { calls.renew.push(a); return failRenew ? Promise.reject(new Error('connection reset')) : inner.renew(...a); },
   };
 }
 
@@ -137,6 +137,17 @@ for (const kind of CLIENTS) {
       }, { renewEveryMs: 15, onLost: () => { lostCalled++; } });
       await assert.rejects(run, LeaseLostError);
       assert.equal(lostCalled, 1);
+    });
+
+    test('a renewer that cannot reach Redis logs once and keeps trying; the lease is not lost', { timeout: 10000 }, async () => {
+      const logger = memoryLogger();
+      const spy = spyBackend(conn.client, { failRenew: true });
+      const l = new Limiter(conn.client, { prefix: `l:${kind}:`, backend: spy, logger });
+      const lease = await l.acquire(new Concurrency(1, 60000), uniq(), { renewEveryMs: 10 });
+      await until(() => spy.calls.renew.length >= 3);
+      assert.equal(lease.lost, false);
+      assert.equal(logger.lines.filter((x) => /renewing lease/.test(x)).length, 1);
+      assert.equal(await lease.release(), true);
     });
 
     test('a failed release is logged once and never retried', async () => {

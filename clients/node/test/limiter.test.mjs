@@ -68,6 +68,9 @@ for (const kind of CLIENTS) {
       assert.deepEqual(a.decisions.map((x) => x.key), [`t:${kind}:{${tenant}}:user:alice`,
         `t:${kind}:{${tenant}}:tenant:${tenant}`, `t:${kind}:{${tenant}}:slots:alice`]);
       assert.equal(typeof a.decisions[2].lease, 'string');
+      // A lease taken by checkAll is released by id, under the same tag.
+      assert.equal(await limiter.release(slots, 'alice', a.decisions[2].lease, { tag: tenant }), true);
+      assert.equal(await limiter.release(slots, 'alice', a.decisions[2].lease, { tag: tenant }), false);
       await limiter.checkAll(checks, { tag: tenant });
       const denied = await limiter.checkAll(checks, { tag: tenant });
       assert.equal(denied.allowed, false);

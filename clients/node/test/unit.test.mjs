@@ -134,3 +134,23 @@ test('RateLimited carries the decision', () => {
   assert.equal(e.decision, x);
   assert.ok(e instanceof Error);
 });
+
+test('the timeout: calls that never answer time out after timeoutMs (to a tick more); answered ones never', async () => {
+  const { Limiter: L, RedisTimeoutError } = await import('../lib/index.mjs');
+  const reply = [1, 5, 4, 0, 10];
+  let n = 0;
+  const stub = { kind: 'stub', cluster: false, send: () => (n++ % 2 ? new Promise(() => {}) : Promise.resolve(reply)) };
+  const limiter = new L(stub, { timeoutMs: 80, onError: 'open', logger: null });
+  const g = new Gcra(5, 1000);
+  const t0 = performance.now();
+  const got = await Promise.all(Array.from({ length: 6 }, () => limiter.check(g, 'x').then((d) => [d, performance.now() - t0])));
+  assert.deepEqual(got.map(([d]) => d.source), ['redis', 'fail_open', 'redis', 'fail_open', 'redis', 'fail_open']);
+  for (const [d, ms] of got.filter(([x]) => x.source === 'fail_open')) {
+    assert.ok(d.error instanceof RedisTimeoutError);
+    assert.ok(ms >= 79 && ms < 80 + 20 + 200, `timed out after ${ms} ms`);
+  }
+  assert.equal(limiter.fallbacks.open, 3);
+  // The shared timer stops once nothing is pending.
+  await new Promise((resolve) => setTimeout(resolve, 150));
+  assert.equal(limiter.deadlines.timer, null);
+});
