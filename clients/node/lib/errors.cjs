@@ -41,4 +41,14 @@ class LeaseLostError extends Error {
   }
 }
 
-module.exports = { RateLimited, CrossSlotError, RedisTimeoutError, LeaseLostError };
+// The server does not know the RL.* commands: a misconfiguration, never
+// answered by a failure policy.
+class ModuleNotLoadedError extends Error {
+  constructor(cause) {
+    super(`the server does not know the redis-rl commands (${cause.message}); load the module `
+      + '(--loadmodule /path/libredis_rl.so) or pick another backend', { cause });
+    this.name = 'ModuleNotLoadedError';
+  }
+}
+
+module.exports = { RateLimited, CrossSlotError, RedisTimeoutError, LeaseLostError, ModuleNotLoadedError };

@@ -33,6 +33,7 @@ module.exports = {
   CrossSlotError: errors.CrossSlotError,
   RedisTimeoutError: errors.RedisTimeoutError,
   LeaseLostError: errors.LeaseLostError,
+  ModuleNotLoadedError: errors.ModuleNotLoadedError,
   retry: retry.retry,
   RetryBudget: retry.RetryBudget,
   parseRetryAfter: retry.parseRetryAfter,

@@ -270,6 +270,10 @@ export declare class RedisTimeoutError extends Error {
   readonly code: 'ETIMEDOUT';
   readonly timeoutMs: number;
 }
+/** The server does not know the RL.* commands (the module is not loaded); never answered by a failure policy. */
+export declare class ModuleNotLoadedError extends Error {
+  readonly cause: Error;
+}
 export declare class LeaseLostError extends Error {
   readonly lease: Lease;
 }

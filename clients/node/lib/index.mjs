@@ -22,6 +22,7 @@ export const {
   CrossSlotError,
   RedisTimeoutError,
   LeaseLostError,
+  ModuleNotLoadedError,
   retry,
   RetryBudget,
   parseRetryAfter,

@@ -6,17 +6,20 @@ const { Decision, parseAllReply, combine } = require('./decision.cjs');
 const { makeBackend } = require('./backend.cjs');
 const { keySlot } = require('./crc16.cjs');
 const { Limit, Local, checkPolicy } = require('./limits.cjs');
-const { RateLimited, CrossSlotError, RedisTimeoutError, LeaseLostError } = require('./errors.cjs');
+const { RateLimited, CrossSlotError, RedisTimeoutError, LeaseLostError, ModuleNotLoadedError } = require('./errors.cjs');
 
 const DEFAULT_TIMEOUT_MS = 100;
 const LOCAL_MAX_KEYS = 10000; // in-process stand-ins kept per limit under the Local policy
 
 // --- errors: which ones the failure policy takes ------------------------------
 
-// Error replies that say the server cannot serve now (the policy applies);
-// every other error reply (ERR for a bad argument, WRONGTYPE, CROSSSLOT...)
-// is a usage error and is raised.
-const UNAVAILABLE_REPLY = /^(LOADING|BUSY|MASTERDOWN|CLUSTERDOWN|TRYAGAIN|READONLY|OOM|MISCONF|NOREPLICAS|NOAUTH|NOPERM|UNBLOCKED)\b|^ERR (unknown command|max number of clients|.*(Server|server) is (busy|loading))/;
+// Error replies that say the server cannot serve now (the policy applies).
+// Every other error reply is raised: usage errors (ERR for a bad argument,
+// WRONGTYPE, CROSSSLOT), authentication and ACL errors (NOAUTH, NOPERM), and
+// an unknown command (the module is not loaded: ModuleNotLoadedError), which
+// are misconfigurations a failure policy must not hide.
+const UNAVAILABLE_REPLY = /^(LOADING|BUSY|MASTERDOWN|CLUSTERDOWN|TRYAGAIN|READONLY|OOM|MISCONF|NOREPLICAS|UNBLOCKED)\b|^ERR max number of clients/;
+const UNKNOWN_COMMAND = /^ERR unknown command/i;
 
 // ioredis: ReplyError (its name); node-redis 5: ErrorReply and its
 // subclasses SimpleError / BlobError (their class names; name is "Error").
@@ -27,6 +30,12 @@ function isErrorReply(err) {
     if (p.constructor && REPLY_ERRORS.has(p.constructor.name)) return true;
   }
   return false;
+}
+
+// What to raise for an error the policy does not answer.
+function raised(err) {
+  if (isErrorReply(err) && UNKNOWN_COMMAND.test(err.message || '')) return new ModuleNotLoadedError(err);
+  return err;
 }
 
 // true: the failure policy answers; false: raise it to the caller.
@@ -188,7 +197,7 @@ class Limiter {
     } catch (err) {
       // No failure policy: a refund that did not happen must not look done.
       if (this.metrics && this.metrics.onError) this.metrics.onError(limit.name, err);
-      throw err;
+      throw raised(err);
     }
     const d = Decision.fromReply(raw, limit, key, 0);
     if (this.metrics) this.metrics.onDecision(limit.name, d, secondsSince(t0));
@@ -260,7 +269,7 @@ class Limiter {
   failed(limit, key, cost, err, t0, noState) {
     if (!isUnavailable(err)) {
       if (this.metrics && this.metrics.onError) this.metrics.onError(limit.name, err);
-      throw err;
+      throw raised(err);
     }
     const d = this.fallbackDecision(limit, key, cost, err, noState);
     this.activated(limit, err, d, t0);
@@ -270,7 +279,7 @@ class Limiter {
   failedAll(checks, keys, err, t0) {
     if (!isUnavailable(err)) {
       if (this.metrics && this.metrics.onError) for (const c of checks) this.metrics.onError(c.limit.name, err);
-      throw err;
+      throw raised(err);
     }
     // Each limit answers by its own policy; closed beats local beats open.
     const subs = checks.map((c, i) => this.fallbackDecision(c.limit, keys[i], c.cost, err, false));

@@ -3,7 +3,8 @@
 // replies; usage errors are raised instead.
 import { test, describe, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { Limiter, Gcra, Slide, Concurrency, Local, MemoryMetrics, RedisTimeoutError, Lease } from '../lib/index.mjs';
+import { Limiter, Gcra, Slide, Concurrency, Local, MemoryMetrics, RedisTimeoutError, Lease,
+  ModuleNotLoadedError } from '../lib/index.mjs';
 import { RedisServer, connect, memoryLogger, uniq } from './helpers.mjs';
 import { startFakeRedis } from './fakeRedis.mjs';
 
@@ -134,7 +135,7 @@ for (const kind of ['ioredis', 'node-redis-resp3']) {
 
 describe('error replies', () => {
   for (const [reply, policy] of [['-LOADING Redis is loading the dataset in memory', 'fail_open'],
-    ["-ERR unknown command 'RL.GCRA', with args beginning with: ", 'fail_open'],
+    ['-OOM command not allowed when used memory > \'maxmemory\'.', 'fail_open'],
     ['-BUSY Redis is busy running a script', 'fail_open'], ['-READONLY You can\'t write against a read only replica.', 'fail_open']]) {
     for (const kind of ['ioredis', 'node-redis-resp2']) {
       test(`${kind}: ${reply.split(' ')[0]} takes the failure policy`, { timeout: 10000 }, async () => {
@@ -153,7 +154,8 @@ describe('error replies', () => {
   }
 
   for (const reply of ['-WRONGTYPE Operation against a key holding the wrong kind of value',
-    '-ERR COST must be an integer from 0 to 4294967295', '-CROSSSLOT Keys in request don\'t hash to the same slot']) {
+    '-ERR COST must be an integer from 0 to 4294967295', '-CROSSSLOT Keys in request don\'t hash to the same slot',
+    '-NOPERM User default has no permissions to run the \'rl.gcra\' command']) {
     test(`${reply.split(' ')[0]} (a usage error) is raised, even with onError "open"`, { timeout: 10000 }, async () => {
       const fake = await startFakeRedis(() => `${reply}\r\n`);
       cleanups.push(() => fake.close());
@@ -174,5 +176,81 @@ describe('error replies', () => {
     cleanups.push(() => conn.close());
     const { limiter } = limiterWith(conn.client, { onError: 'open' });
     await assert.rejects(limiter.refund(new Gcra(5, 1000), 'x', 2), /LOADING/);
+  });
+});
+
+describe('a real server that cannot serve', () => {
+  test('CLIENT PAUSE WRITE: the check times out and takes the policy', { timeout: 20000 }, async () => {
+    const server = await RedisServer.start();
+    cleanups.push(() => server.stop());
+    const admin = await connect('ioredis', server.port);
+    cleanups.push(() => admin.close());
+    for (const kind of ['ioredis', 'node-redis-resp3']) {
+      const conn = await connect(kind, server.port);
+      cleanups.push(() => conn.close());
+      const { limiter, hooked } = limiterWith(conn.client, { onError: 'open' });
+      const g = new Gcra(5, 60000);
+      await admin.client.call('CLIENT', 'PAUSE', '400', 'WRITE');
+      const t0 = Date.now();
+      const d = await limiter.check(g, uniq());
+      assert.equal(d.source, 'fail_open', kind);
+      assert.ok(d.error instanceof RedisTimeoutError);
+      assert.ok(Date.now() - t0 < 400, 'answered before the pause ended');
+      assert.equal(hooked.length, 1);
+      await admin.client.call('CLIENT', 'UNPAUSE');
+      let back;
+      for (let i = 0; i < 50 && back?.source !== 'redis'; i++) back = await limiter.check(g, uniq());
+      assert.equal(back.source, 'redis');
+    }
+  });
+
+  test('DEBUG SLEEP: the check times out and takes the policy', { timeout: 20000 }, async () => {
+    const server = await RedisServer.start({ extraArgs: ['--enable-debug-command', 'yes'] });
+    cleanups.push(() => server.stop());
+    const admin = await connect('ioredis', server.port);
+    cleanups.push(() => admin.close());
+    const conn = await connect('node-redis-resp2', server.port);
+    cleanups.push(() => conn.close());
+    const { limiter } = limiterWith(conn.client); // closed
+    const sleeping = admin.client.call('DEBUG', 'SLEEP', '0.4');
+    await new Promise((resolve) => setTimeout(resolve, 30)); // let DEBUG SLEEP reach the server first
+    const d = await limiter.check(new Gcra(5, 60000), uniq());
+    assert.equal(d.source, 'fail_closed');
+    assert.equal(d.status, 503);
+    assert.ok(d.error instanceof RedisTimeoutError);
+    await sleeping;
+  });
+
+  test('OOM (maxmemory reached): the policy answers', { timeout: 20000 }, async () => {
+    const server = await RedisServer.start();
+    cleanups.push(() => server.stop());
+    const conn = await connect('ioredis', server.port);
+    cleanups.push(() => conn.close());
+    const { limiter } = limiterWith(conn.client, { onError: new Local(0.5) });
+    await conn.client.call('CONFIG', 'SET', 'maxmemory-policy', 'noeviction');
+    await conn.client.call('CONFIG', 'SET', 'maxmemory', '1');
+    try {
+      const d = await limiter.check(new Gcra(4, 60000), uniq());
+      assert.equal(d.source, 'local');
+      assert.match(d.error.message, /^OOM/);
+      assert.equal(d.limit, 2);
+    } finally {
+      await conn.client.call('CONFIG', 'SET', 'maxmemory', '0');
+    }
+    assert.equal((await limiter.check(new Gcra(4, 60000), uniq())).source, 'redis');
+  });
+
+  test('no module loaded: ModuleNotLoadedError, never the policy', { timeout: 20000 }, async () => {
+    const server = await RedisServer.start({ withModule: false });
+    cleanups.push(() => server.stop());
+    for (const kind of ['ioredis', 'node-redis-resp3']) {
+      const conn = await connect(kind, server.port);
+      cleanups.push(() => conn.close());
+      const { limiter, hooked } = limiterWith(conn.client, { onError: 'open' });
+      await assert.rejects(limiter.check(new Gcra(5, 1000), 'x'), (e) => e instanceof ModuleNotLoadedError
+        && /unknown command/.test(e.cause.message));
+      await assert.rejects(limiter.checkAll([[new Gcra(5, 1000), 'x']]), ModuleNotLoadedError);
+      assert.equal(hooked.length, 0);
+    }
   });
 });

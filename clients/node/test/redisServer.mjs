@@ -40,8 +40,9 @@ function ping(port) {
 const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export class RedisServer {
-  // extraArgs: more redis-server arguments (e.g. for a cluster node).
-  static async start({ extraArgs = [] } = {}) {
+  // extraArgs: more redis-server arguments (e.g. for a cluster node);
+  // withModule false: a server without the module.
+  static async start({ extraArgs = [], withModule = true } = {}) {
     // Absolute: redis-server changes into --dir before it loads modules.
     const module = path.resolve(process.env.REDIS_RL_MODULE || DEFAULT_MODULE);
     const binary = process.env.REDIS_SERVER || 'redis-server';
@@ -53,7 +54,7 @@ export class RedisServer {
     // The free port can be taken by someone else before redis binds it: then
     // redis exits at once and we try another port.
     for (let tries = 0; tries < 3; tries++) {
-      const server = new RedisServer(binary, module, dir, await freePort(), extraArgs);
+      const server = new RedisServer(binary, withModule ? module : null, dir, await freePort(), extraArgs);
       state = await server.waitForPong();
       if (state === 'ready') return server;
       const log = server.logTail();
@@ -70,7 +71,7 @@ export class RedisServer {
     Object.assign(this, { dir, port, log: path.join(dir, `redis-${port}.log`) });
     this.child = spawn(binary, [
       '--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no',
-      '--dir', dir, '--logfile', this.log, '--loadmodule', module, ...extraArgs,
+      '--dir', dir, '--logfile', this.log, ...(module ? ['--loadmodule', module] : []), ...extraArgs,
     ], { stdio: 'ignore' });
     this.exited = false;
     this.spawnError = null;
