@@ -166,7 +166,7 @@ class Limiter {
     try {
       raw = await this.call(this.backend.check(limit, key, args));
     } catch (err) {
-      return this.failed(limit, key, cost, err, t0, false);
+      return this.failed(limit, key, cost, err, t0, 'consume');
     }
     const d = Decision.fromReply(raw, limit, key, cost);
     if (this.degraded) this.recovered();
@@ -181,7 +181,7 @@ class Limiter {
     checkLimit(limit);
     checkCost(cost);
     const key = limit.keyFor(this.prefix, identity, typeof opts === 'object' ? opts.tag : undefined);
-    return this.run(limit, key, cost, () => this.backend.peek(limit, key, limit.args(cost)), true);
+    return this.run(limit, key, cost, () => this.backend.peek(limit, key, limit.args(cost)), 'peek');
   }
 
   // Give `amount` units back (REFUND): the state after the refund, allowed.
@@ -204,13 +204,13 @@ class Limiter {
     return d;
   }
 
-  async run(limit, key, cost, send, noFallbackState = false) { // noFallbackState: a Local policy answers open
+  async run(limit, key, cost, send, mode) {
     const t0 = this.metrics ? hrNow() : 0n;
     let raw;
     try {
       raw = await this.call(send());
     } catch (err) {
-      return this.failed(limit, key, cost, err, t0, noFallbackState);
+      return this.failed(limit, key, cost, err, t0, mode);
     }
     const d = Decision.fromReply(raw, limit, key, cost);
     if (this.degraded) this.recovered();
@@ -234,9 +234,15 @@ class Limiter {
       return { limit, identity, cost: checkCost(c2 ?? cost), id };
     });
     const keys = norm.map((c) => c.limit.keyFor(this.prefix, c.identity, tag));
-    const slot = keySlot(keys[0]);
-    for (let i = 1; i < keys.length; i++) {
-      if (keySlot(keys[i]) !== slot) throw new CrossSlotError(keys, keys.map(keySlot));
+    if (keys.length > 1) {
+      if (new Set(keys).size !== keys.length) throw new RangeError('checkAll: a key appears twice (same limit name and identity)');
+      // A cluster refuses keys in different slots (CROSSSLOT): say so before any round trip.
+      if (this.backend.cluster) {
+        const slot = keySlot(keys[0]);
+        for (let i = 1; i < keys.length; i++) {
+          if (keySlot(keys[i]) !== slot) throw new CrossSlotError(keys, keys.map(keySlot));
+        }
+      }
     }
     const specs = norm.map((c) => {
       const s = [...c.limit.spec];
@@ -249,13 +255,14 @@ class Limiter {
     try {
       raw = await this.call(this.backend.all(keys, specs, peek));
     } catch (err) {
-      return this.failedAll(norm, keys, err, t0);
+      return this.failedAll(norm, keys, err, t0, peek);
     }
     const d = combine(parseAllReply(raw), norm, keys);
     if (this.degraded) this.recovered();
     if (this.metrics) {
       const s = secondsSince(t0);
-      for (const sub of d.decisions) this.metrics.onDecision(sub.name, sub, s);
+      // Allowed: every limit's decision; denied: the limits that denied.
+      for (const sub of d.allowed ? d.decisions : d.deniedBy) this.metrics.onDecision(sub.name, sub, s);
     }
     return d;
   }
@@ -266,23 +273,21 @@ class Limiter {
     return limit.onError ?? this.onError;
   }
 
-  failed(limit, key, cost, err, t0, noState) {
-    if (!isUnavailable(err)) {
-      if (this.metrics && this.metrics.onError) this.metrics.onError(limit.name, err);
-      throw raised(err);
-    }
-    const d = this.fallbackDecision(limit, key, cost, err, noState);
+  // mode: "consume" (check), "hold" (acquire: a Local slot is held until
+  // the Lease is released), "peek" (a Local policy answers open).
+  failed(limit, key, cost, err, t0, mode) {
+    if (this.metrics && this.metrics.onError) this.metrics.onError(limit.name, err);
+    if (!isUnavailable(err)) throw raised(err);
+    const d = this.fallbackDecision(limit, key, cost, err, mode);
     this.activated(limit, err, d, t0);
     return d;
   }
 
-  failedAll(checks, keys, err, t0) {
-    if (!isUnavailable(err)) {
-      if (this.metrics && this.metrics.onError) for (const c of checks) this.metrics.onError(c.limit.name, err);
-      throw raised(err);
-    }
+  failedAll(checks, keys, err, t0, peek) {
+    if (this.metrics && this.metrics.onError) for (const c of checks) this.metrics.onError(c.limit.name, err);
+    if (!isUnavailable(err)) throw raised(err);
     // Each limit answers by its own policy; closed beats local beats open.
-    const subs = checks.map((c, i) => this.fallbackDecision(c.limit, keys[i], c.cost, err, false));
+    const subs = checks.map((c, i) => this.fallbackDecision(c.limit, keys[i], c.cost, err, peek ? 'peek' : 'consume'));
     const closed = subs.find((s) => s.source === 'fail_closed');
     let d;
     if (closed) {
@@ -305,13 +310,13 @@ class Limiter {
     return d;
   }
 
-  fallbackDecision(limit, key, cost, err, noState) {
+  fallbackDecision(limit, key, cost, err, mode) {
     const policy = this.policyOf(limit);
     if (policy === 'closed') {
       return new Decision({ allowed: false, limit: limit.quota, remaining: 0, retryAfterMs: 1000, resetAfterMs: 0 },
         limit, key, cost, 'fail_closed', err);
     }
-    if (policy instanceof Local && !noState) {
+    if (policy instanceof Local && mode !== 'peek') {
       let perKey = this.locals.get(limit);
       if (!perKey) this.locals.set(limit, (perKey = new Map()));
       let local = perKey.get(key);
@@ -321,10 +326,14 @@ class Limiter {
       }
       const r = limit.isConcurrency ? local.take(cost, limit.leaseMs) : local.take(cost);
       const d = new Decision(r, limit, key, cost, 'local', err);
-      if (limit.isConcurrency) d.localSemaphore = local;
+      if (limit.isConcurrency && r.allowed) {
+        // Only a Lease (acquire) gives a local slot back; elsewhere it is not held.
+        if (mode === 'hold') d.localSemaphore = local;
+        else local.give(cost);
+      }
       return d;
     }
-    return new Decision({ allowed: true, limit: limit.quota, remaining: limit.quota, retryAfterMs: 0, resetAfterMs: 0 },
+    return new Decision({ allowed: true, limit: limit.quota, remaining: 0, retryAfterMs: 0, resetAfterMs: 0 },
       limit, key, cost, 'fail_open', err);
   }
 
@@ -367,7 +376,7 @@ class Limiter {
     checkCost(cost, 1);
     const id = opts.id ?? randomUUID();
     const key = limit.keyFor(this.prefix, identity, undefined);
-    const d = await this.run(limit, key, cost, () => this.backend.check(limit, key, limit.args(cost, id)));
+    const d = await this.run(limit, key, cost, () => this.backend.check(limit, key, limit.args(cost, id)), 'hold');
     // A timed-out acquire may still have been applied: release its id, once.
     if (d.error instanceof RedisTimeoutError) this.call(this.backend.release(key, id)).catch(() => {});
     if (!d.allowed) return d;

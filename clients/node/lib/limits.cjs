@@ -65,6 +65,9 @@ class Limit {
   // tag `<prefix>{<tag>}:<name>:<identity>`; a `key` option overrides it.
   keyFor(prefix, identity, tag) {
     if (identity === undefined || identity === null) throw new TypeError(`limit "${this.name}": identity is required`);
+    if (tag !== undefined && (typeof tag !== 'string' || !tag || tag.includes('{') || tag.includes('}'))) {
+      throw new TypeError('tag must be a non-empty string without { or }');
+    }
     if (this.keyFn) return String(this.keyFn(identity, { prefix, name: this.name, tag }));
     return tag === undefined ? `${prefix}${this.name}:${identity}` : `${prefix}{${tag}}:${this.name}:${identity}`;
   }

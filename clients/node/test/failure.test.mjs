@@ -79,6 +79,10 @@ async function policies(client) {
   assert.equal(l3.status, 503);
   await l1.release();
   assert.equal((await local.limiter.acquire(slots, 'alice')).allowed, true);
+  // A slot taken by check() (no Lease to release it) is not held locally.
+  const one = new Concurrency(5, 60000, { name: 'one' }); // 20%: one local slot
+  assert.equal((await local.limiter.check(one, 'x')).allowed, true);
+  assert.equal((await local.limiter.check(one, 'x')).allowed, true);
   // Logged once per outage, not per request.
   assert.equal(open.logger.lines.length, 1);
   assert.match(open.logger.lines[0], /Redis unavailable/);

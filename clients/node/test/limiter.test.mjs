@@ -1,7 +1,7 @@
 // Against a real server, with ioredis and node-redis 5 on RESP2 and RESP3.
 import { test, before, after, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { Limiter, Gcra, TokenBucket, Slide, Log, Quota, Concurrency, CrossSlotError, ModuleBackend,
+import { Limiter, Gcra, TokenBucket, Slide, Log, Quota, Concurrency, CrossSlotError, adapt,
   keySlot } from '../lib/index.mjs';
 import { RedisServer, CLIENTS, connect, memoryLogger, uniq } from './helpers.mjs';
 
@@ -92,21 +92,25 @@ for (const kind of CLIENTS) {
       assert.equal((await limiter.peek(perTenant, tenant, { cost: 0, tag: tenant })).remaining, 3);
     });
 
-    test('checkAll raises CrossSlotError before any round trip', async () => {
+    test('checkAll on a cluster client raises CrossSlotError before any round trip; duplicates always', async () => {
       const sent = [];
-      const inner = new ModuleBackend(conn.client);
-      const spy = { ...inner, name: 'spy', check: inner.check.bind(inner), peek: inner.peek.bind(inner),
-        all: (...a) => { sent.push(a); return inner.all(...a); }, release: inner.release.bind(inner), renew: inner.renew.bind(inner) };
-      const l = new Limiter(conn.client, { prefix: 'x:', backend: spy });
+      const inner = adapt(conn.client);
+      // The same connection, declared as a cluster's (as ioredis Cluster and node-redis cluster adapters are).
+      const clustered = { kind: 'test-cluster', cluster: true, send: (...a) => { sent.push(a); return inner.send(...a); } };
+      const l = new Limiter(clustered, { prefix: `x:${kind}:` });
       const g = new Gcra(5, 1000, { name: 'g' });
-      // Find two identities in different slots.
       let other = 'b';
-      while (keySlot(`x:g:${other}`) === keySlot('x:g:a')) other += 'b';
+      while (keySlot(l.key(g, other)) === keySlot(l.key(g, 'a'))) other += 'b';
       await assert.rejects(l.checkAll([[g, 'a'], [g, other]]), CrossSlotError);
+      await assert.rejects(l.checkAll([[g, 'a'], [g, 'a']], { tag: 't' }), RangeError);
       assert.equal(sent.length, 0);
       const ok = await l.checkAll([[g, 'a'], [g, other]], { tag: uniq() });
       assert.equal(ok.allowed, true);
       assert.equal(sent.length, 1);
+      // A single server has no slots: the same keys are checked as they are.
+      const plain = new Limiter(conn.client, { prefix: `x:${kind}:` });
+      assert.equal((await plain.checkAll([[g, uniq()], [g, other]])).allowed, true);
+      await assert.rejects(plain.checkAll([[g, 'a'], [g, 'a']]), RangeError);
     });
 
     test('usage errors are raised, never swallowed by the failure policy', async () => {

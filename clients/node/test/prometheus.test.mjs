@@ -51,4 +51,13 @@ test('decisions, latency, errors and fallbacks per named limit', { timeout: 1000
   }
   assert.equal(await value(registry, 'redis_rl_fallbacks_total', { limit: 'api', policy: 'open' }), 2);
   assert.equal(await value(registry, 'redis_rl_decisions_total', { limit: 'api', result: 'fail_open' }), 2);
+  // Every Redis error counts as result="error", absorbed or raised.
+  assert.equal(await value(registry, 'redis_rl_decisions_total', { limit: 'api', result: 'error' }), 3);
+  // A denied RL.ALL counts the limits that denied.
+  const h = new Gcra(1, 60000, { name: 'h' });
+  const tid = uniq();
+  await limiter.checkAll([[h, tid], [new Gcra(5, 60000, { name: 'wide' }), tid]], { tag: tid });
+  await limiter.checkAll([[h, tid], [new Gcra(5, 60000, { name: 'wide' }), tid]], { tag: tid });
+  assert.equal(await value(registry, 'redis_rl_decisions_total', { limit: 'h', result: 'denied' }), 1);
+  assert.equal(await value(registry, 'redis_rl_decisions_total', { limit: 'wide', result: 'allowed' }), 1);
 });
