@@ -231,8 +231,10 @@ function rank(decisions, allowed) {
 
 // The combined Decision of one RL.ALL.
 function combine(parsed, checks, keys) {
+  if (parsed.limits.length !== checks.length) {
+    throw new TypeError(`redis-rl: RL.ALL answered ${parsed.limits.length} limits for ${checks.length} keys`);
+  }
   const decisions = parsed.limits.map((r, i) => new Decision(r, checks[i].limit, keys[i], checks[i].cost));
-  if (decisions.length !== checks.length) throw new TypeError('redis-rl: RL.ALL answered a different number of limits');
   const ordered = rank(decisions, parsed.allowed);
   const top = ordered[0];
   const d = new Decision({

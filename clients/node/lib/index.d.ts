@@ -234,7 +234,7 @@ export interface AcquireOptions {
 
 export interface WithLeaseOptions extends AcquireOptions {
   signal?: AbortSignal;
-  /** Abandon fn after this many ms (withLease rejects, the lease is released). */
+  /** Abandon fn after this many ms (withLease rejects with a DOMException named TimeoutError; the lease is released). */
   timeoutMs?: number;
 }
 

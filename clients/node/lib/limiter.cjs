@@ -409,7 +409,7 @@ class Limiter {
           cleanups.push(() => signal.removeEventListener('abort', h));
         }
         if (timeoutMs) {
-          const t = setTimeout(() => onAbort(new RedisTimeoutError(timeoutMs)), timeoutMs);
+          const t = setTimeout(() => onAbort(new DOMException(`withLease: ${timeoutMs} ms passed`, 'TimeoutError')), timeoutMs);
           cleanups.push(() => clearTimeout(t));
         }
         const l = () => onAbort(new LeaseLostError(lease));

@@ -36,13 +36,20 @@ function expressRateLimit(limiter, opts) {
   return function redisRlExpress(req, res, next) {
     decide(req).then((d) => {
       if (!d) return next();
-      req.rateLimit = d;
-      if (sendHeaders || !d.allowed) {
-        const h = d.headers();
-        for (const k of Object.keys(h)) res.setHeader(k, h[k]);
+      try {
+        req.rateLimit = d;
+        if (sendHeaders || !d.allowed) {
+          const h = d.headers();
+          for (const k of Object.keys(h)) res.setHeader(k, h[k]);
+        }
+        if (!d.allowed) {
+          res.status(d.status).json(d.body());
+          return undefined;
+        }
+      } catch (err) {
+        return next(err);
       }
-      if (d.allowed) return next();
-      res.status(d.status).json(d.body());
+      return next();
     }, next);
   };
 }
