@@ -5,8 +5,10 @@
 //   REDIS_URL=redis://host:port node bench/overhead.mjs   (an existing server)
 //
 // Variants, run in alternating rounds (raw, library, library without the
-// timeout, raw, ...), each reported as the median and the fastest round (on a
-// shared machine the fastest round is the least disturbed one):
+// timeout, raw, ...), each reported per decision as the median and the
+// fastest round of wall time, and the median of this process's CPU time (on
+// a shared machine the CPU time and the fastest round are the least
+// disturbed figures):
 //   raw        redis.call('RL.GCRA', key, limit, period)
 //   library    limiter.check(limit, identity): key, arguments, the timeout
 //              timer, parsing, the Decision
@@ -24,36 +26,42 @@ const ROUNDS = Number(process.env.ROUNDS || 9);
 const DEPTH = 64;
 
 const now = () => Number(process.hrtime.bigint()) / 1e3; // µs
+const cpu = () => { const u = process.cpuUsage(); return u.user + u.system; }; // µs of this process
 
+// Each run answers [wall µs, client CPU µs] per decision. The client's CPU
+// time is what the library adds to; it is less disturbed by other processes
+// on a shared machine than the wall time.
+const measure = async (body) => {
+  const t0 = now();
+  const c0 = cpu();
+  await body();
+  return [(now() - t0) / N, (cpu() - c0) / N];
+};
 const modes = {
-  async sequential(fn) {
-    const t0 = now();
-    for (let i = 0; i < N; i++) await fn();
-    return (now() - t0) / N;
-  },
-  async pipelined(fn) {
-    const t0 = now();
+  sequential: (fn) => measure(async () => { for (let i = 0; i < N; i++) await fn(); }),
+  pipelined: (fn) => measure(async () => {
     for (let i = 0; i < N; i += DEPTH) {
       const batch = [];
       for (let j = 0; j < DEPTH; j++) batch.push(fn());
       await Promise.all(batch);
     }
-    return (now() - t0) / N;
-  },
+  }),
 };
 
 async function compare(label, variants, mode) {
   const times = Object.fromEntries(Object.keys(variants).map((k) => [k, []]));
   for (const f of Object.values(variants)) await mode(f); // warm-up
   for (let r = 0; r < ROUNDS; r++) for (const [k, f] of Object.entries(variants)) times[k].push(await mode(f));
-  for (const stat of ['median', 'fastest']) {
-    const pick = (xs) => { const s = [...xs].sort((a, b) => a - b); return stat === 'median' ? s[Math.floor(s.length / 2)] : s[0]; };
+  const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  const stats = [['wall median', (xs) => median(xs.map((x) => x[0]))], ['wall fastest', (xs) => Math.min(...xs.map((x) => x[0]))],
+    ['cpu median', (xs) => median(xs.map((x) => x[1]))]];
+  for (const [stat, pick] of stats) {
     const raw = pick(times.raw);
     const cells = Object.keys(variants).map((k) => {
       const v = pick(times[k]);
       return k === 'raw' ? `raw ${v.toFixed(2)} µs` : `${k} ${v.toFixed(2)} µs (${v >= raw ? '+' : ''}${(((v - raw) / raw) * 100).toFixed(1)}%)`;
     });
-    console.log(`${label.padEnd(11)} ${stat.padEnd(8)} ${cells.join('   ')}`);
+    console.log(`${label.padEnd(11)} ${stat.padEnd(13)} ${cells.join('   ')}`);
   }
 }
 
@@ -73,7 +81,9 @@ try {
   const untimed = new Limiter(redis, { prefix: 'bench:', timeoutMs: 0 });
   const key = limiter.key(g, 'id');
   const raw = () => redis.call('RL.GCRA', key, '1000000000', '1000');
-  const version = /(?:redis|valkey)_version:(\S+)/.exec(await redis.call('INFO', 'server'))[1];
+  const info = await redis.call('INFO', 'server');
+  const version = (/valkey_version:(\S+)/.exec(info) ? `valkey ${/valkey_version:(\S+)/.exec(info)[1]}`
+    : `redis ${/redis_version:(\S+)/.exec(info)[1]}`);
   console.log(`redis-rl Node client overhead: ${N} decisions x ${ROUNDS} rounds, server ${version} at ${url}, Node ${process.version}`);
   const variants = { raw, library: () => limiter.check(g, 'id'), 'no timer': () => untimed.check(g, 'id') };
   await compare('sequential', variants, modes.sequential);
