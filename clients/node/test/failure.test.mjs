@@ -54,6 +54,8 @@ async function policies(client) {
   assert.deepEqual(got.map((x) => x.source), ['local', 'local', 'local']);
   assert.equal(got[0].limit, 2);
   assert.equal(got[2].status, 429);
+  assert.equal(got[2].headers()['RateLimit-Policy'], '"g";q=2;w=60'); // the local share, over the same window
+  assert.match(got[2].headers()['Retry-After'], /^\d+$/);
   assert.ok(got[2].retryAfterMs > 0 && got[2].retryAfterMs <= 30000);
   assert.equal((await local.limiter.check(g, 'bob')).allowed, true, 'another identity has its own local share');
   assert.equal(local.limiter.fallbacks.local, 4);
