@@ -1,0 +1,54 @@
+'use strict';
+
+// A limit denied what withLease (or another helper that cannot return a
+// Decision) was asked to do. `decision` says which limit and for how long.
+class RateLimited extends Error {
+  constructor(decision, message) {
+    super(message || `rate limited by "${decision.name}" (retry after ${decision.retryAfterMs} ms)`);
+    this.name = 'RateLimited';
+    this.decision = decision;
+    this.retryAfterMs = decision.retryAfterMs;
+  }
+}
+
+// checkAll: the keys of one RL.ALL would not share a cluster hash slot.
+// Raised before any round trip; pass {tag} to place one hash tag in every key.
+class CrossSlotError extends Error {
+  constructor(keys, slots) {
+    super(`the keys of one RL.ALL must share a hash slot; got slots ${slots.join(', ')} (pass {tag} to checkAll)`);
+    this.name = 'CrossSlotError';
+    this.keys = keys;
+    this.slots = slots;
+  }
+}
+
+// The Redis call did not answer within the Limiter's timeoutMs.
+class RedisTimeoutError extends Error {
+  constructor(ms) {
+    super(`redis-rl: no answer from Redis within ${ms} ms`);
+    this.name = 'RedisTimeoutError';
+    this.code = 'ETIMEDOUT';
+    this.timeoutMs = ms;
+  }
+}
+
+// The lease was lost (RL.RENEW answered 0) or withLease was aborted.
+class LeaseLostError extends Error {
+  constructor(lease) {
+    super(`lease ${lease.id} on "${lease.name}" is no longer live`);
+    this.name = 'LeaseLostError';
+    this.lease = lease;
+  }
+}
+
+// The server does not know the RL.* commands: a misconfiguration, never
+// answered by a failure policy.
+class ModuleNotLoadedError extends Error {
+  constructor(cause) {
+    super(`the server does not know the redis-rl commands (${cause.message}); load the module `
+      + '(--loadmodule /path/libredis_rl.so) or pick another backend', { cause });
+    this.name = 'ModuleNotLoadedError';
+  }
+}
+
+module.exports = { RateLimited, CrossSlotError, RedisTimeoutError, LeaseLostError, ModuleNotLoadedError };

@@ -1,0 +1,341 @@
+// Types for redis-rl 0.2.0 (hand-written; checked by test/types with tsc --noEmit).
+
+export declare const VERSION: string;
+
+/** The failure policy of a limit: allow, deny (503), or an in-process limit with a share of the global one. */
+export type FailurePolicy = 'open' | 'closed' | 'local' | Local;
+
+export declare class Local {
+  constructor(share?: number | { share?: number });
+  readonly share: number;
+}
+
+export interface LimitOptions {
+  /** Used in headers (RateLimit-Policy), logs and metrics; default derived, e.g. "gcra-100-per-60000ms". */
+  name?: string;
+  /** Builds the full Redis key of an identity (default `<prefix><name>:<identity>`, `<prefix>{<tag>}:<name>:<identity>` with a tag). */
+  key?: (identity: Identity, ctx: { prefix: string; name: string; tag: string | undefined }) => string;
+  /** This limit's failure policy (default: the Limiter's). */
+  onError?: FailurePolicy;
+  /** The RateLimit-Policy quota unit (qu), e.g. "tokens"; default requests. */
+  unit?: string;
+}
+
+export type Identity = string | number;
+export type Kind = 'GCRA' | 'TOKENBUCKET' | 'SLIDE' | 'LOG' | 'QUOTA' | 'CONCURRENCY';
+
+export declare abstract class Limit {
+  readonly kind: Kind;
+  readonly command: string;
+  readonly name: string;
+  readonly onError: FailurePolicy | null;
+  readonly unit: string | null;
+  /** The largest cost admitted at once from idle (the policy's q). */
+  readonly quota: number;
+  /** Milliseconds an empty limit takes to be full again (the policy's w). */
+  readonly fillMs: number;
+  readonly isConcurrency: boolean;
+  keyFor(prefix: string, identity: Identity, tag?: string): string;
+  args(cost: number): readonly string[];
+}
+
+export declare class Gcra extends Limit {
+  constructor(limit: number, periodMs: number, opts?: LimitOptions & { burst?: number });
+  readonly kind: 'GCRA';
+  readonly limit: number;
+  readonly periodMs: number;
+  readonly burst: number | null;
+}
+export declare class TokenBucket extends Limit {
+  constructor(capacity: number, refillTokens: number, refillPeriodMs: number, opts?: LimitOptions);
+  readonly kind: 'TOKENBUCKET';
+  readonly capacity: number;
+  readonly refillTokens: number;
+  readonly refillPeriodMs: number;
+}
+export declare class Slide extends Limit {
+  constructor(limit: number, windowMs: number, opts?: LimitOptions);
+  readonly kind: 'SLIDE';
+  readonly limit: number;
+  readonly windowMs: number;
+}
+export declare class Log extends Limit {
+  constructor(limit: number, windowMs: number, opts?: LimitOptions);
+  readonly kind: 'LOG';
+  readonly limit: number;
+  readonly windowMs: number;
+}
+export type QuotaPeriod = 'HOUR' | 'DAY' | 'WEEK' | 'MONTH' | 'YEAR' | 'hour' | 'day' | 'week' | 'month' | 'year' | number;
+export declare class Quota extends Limit {
+  constructor(limit: number, period: QuotaPeriod, opts?: LimitOptions & { tz?: string });
+  readonly kind: 'QUOTA';
+  readonly limit: number;
+  readonly period: string | number;
+  readonly tz: string | null;
+}
+export declare class Concurrency extends Limit {
+  constructor(limit: number, leaseMs: number, opts?: LimitOptions);
+  readonly kind: 'CONCURRENCY';
+  readonly limit: number;
+  readonly leaseMs: number;
+}
+
+export type Source = 'redis' | 'fail_open' | 'fail_closed' | 'local';
+
+export interface DecisionBody {
+  error: 'rate_limited' | 'request_too_large' | 'concurrency_limited' | 'rate_limiter_unavailable';
+  /** The name of the limit that denied (also its scope); never the identity. */
+  limit: string | null;
+  scope: string | null;
+  quota?: number;
+  window_ms?: number;
+  unit?: string;
+  cost?: number;
+  retry_after_ms: number;
+  /** Whole seconds, rounded up (absent for request_too_large). */
+  retry_after_s?: number;
+}
+
+export declare class Decision {
+  readonly allowed: boolean;
+  readonly limit: number;
+  readonly remaining: number;
+  readonly retryAfterMs: number;
+  readonly resetAfterMs: number;
+  /** The lease id of an allowed Concurrency check, else null. */
+  readonly lease: string | null;
+  /** retryAfterMs === -1: the cost is above the limit, it can never be allowed. */
+  readonly never: boolean;
+  readonly name: string | null;
+  readonly key: string;
+  readonly cost: number;
+  readonly source: Source;
+  readonly error: Error | null;
+  readonly failOpen: boolean;
+  /** The limit this decision is about (for checkAll: the most restrictive). */
+  readonly policy: Limit | null;
+  /** checkAll: each check's own decision, in order; else null. */
+  readonly decisions: Decision[] | null;
+  /** checkAll: the decisions that denied, most restrictive first; else null. */
+  readonly deniedBy: Decision[] | null;
+  /** 200, 429, 413 (never), 503 (a Concurrency limit or fail-closed). */
+  readonly status: number;
+  headers(): Record<string, string>;
+  /** The JSON error body of a denial; {allowed: true} when allowed. */
+  body(): DecisionBody | { allowed: true };
+  toJSON(): Record<string, unknown>;
+}
+
+export interface DeniedDecision extends Decision {
+  readonly allowed: false;
+  readonly lease: null;
+}
+
+export declare class Lease extends Decision {
+  readonly allowed: true;
+  readonly id: string;
+  readonly lost: boolean;
+  readonly released: boolean;
+  /** Aborts when the lease is lost, or withLease is aborted or times out. */
+  readonly signal: AbortSignal;
+  renew(): Promise<boolean>;
+  /** RL.RELEASE once; idempotent. true if a live lease was ended. */
+  release(): Promise<boolean>;
+}
+
+export declare class Reservation {
+  readonly decision: Decision;
+  readonly allowed: boolean;
+  readonly maxCost: number;
+  /** Refunds maxCost - actual exactly once; later calls answer the first call's result. */
+  settle(actual: number): Promise<Decision | null>;
+}
+
+export interface Metrics {
+  onDecision(name: string, decision: Decision, latencySeconds: number): void;
+  onError?(name: string, error: Error): void;
+  onFallback?(name: string, policy: 'open' | 'closed' | 'local', error: Error): void;
+}
+
+export declare class MemoryMetrics implements Metrics {
+  decisions: Record<string, number>;
+  errors: Record<string, number>;
+  fallbacks: Record<string, number>;
+  latencies: number[];
+  onDecision(name: string, decision: Decision, latencySeconds: number): void;
+  onError(name: string, error: Error): void;
+  onFallback(name: string, policy: 'open' | 'closed' | 'local', error: Error): void;
+}
+
+/** One client library's I/O. */
+export interface Adapter {
+  kind: string;
+  cluster: boolean;
+  /** args: strings or arrays of strings (one level), sent flattened; key routes in a cluster. */
+  send(command: string, args: readonly (string | readonly string[])[], key?: string, readonly?: boolean): Promise<unknown>;
+}
+
+/** The seam: every Redis call of a Limiter goes through one Backend. */
+export interface Backend {
+  readonly name: string;
+  check(limit: Limit, key: string, args: readonly string[]): Promise<unknown>;
+  peek(limit: Limit, key: string, args: readonly string[]): Promise<unknown>;
+  all(keys: readonly string[], specs: readonly (readonly string[])[], peek: boolean): Promise<unknown>;
+  release(key: string, id: string): Promise<unknown>;
+  renew(key: string, id: string, leaseMs: number): Promise<unknown>;
+}
+
+export declare class ModuleBackend implements Backend {
+  constructor(client: unknown);
+  readonly name: string;
+  readonly adapter: Adapter;
+  check(limit: Limit, key: string, args: readonly string[]): Promise<unknown>;
+  peek(limit: Limit, key: string, args: readonly string[]): Promise<unknown>;
+  all(keys: readonly string[], specs: readonly (readonly string[])[], peek: boolean): Promise<unknown>;
+  release(key: string, id: string): Promise<unknown>;
+  renew(key: string, id: string, leaseMs: number): Promise<unknown>;
+}
+
+export declare function adapt(client: unknown): Adapter;
+
+export interface Logger {
+  warn(...args: unknown[]): void;
+  error(...args: unknown[]): void;
+}
+
+export interface LimiterOptions {
+  /** Prefix of every key (default "rl:"). */
+  prefix?: string;
+  /** Default failure policy (default "closed"). */
+  onError?: FailurePolicy;
+  /** Timeout of each Redis call in ms (default 100; 0 or null: none). */
+  timeoutMs?: number | null;
+  metrics?: Metrics | null;
+  /** "module" (default), "auto", or a Backend object. */
+  backend?: 'module' | 'auto' | 'lua' | Backend;
+  /** Called on every activation of the failure policy. */
+  onFallback?: ((limit: Limit, error: Error, decision: Decision) => void) | null;
+  /** Where outages and failed releases are logged (default console; null: nowhere). */
+  logger?: Logger | null;
+}
+
+export type Check = readonly [Limit, Identity] | readonly [Limit, Identity, number]
+  | { limit: Limit; identity: Identity; cost?: number; id?: string };
+
+export interface AcquireOptions {
+  cost?: number;
+  /** The lease id (default a random UUID). */
+  id?: string;
+  /** Renew the lease (RL.RENEW) every this many ms while held. */
+  renewEveryMs?: number | null;
+  /** Called once if a renewal finds the lease gone. */
+  onLost?: ((lease: Lease) => void) | null;
+}
+
+export interface WithLeaseOptions extends AcquireOptions {
+  signal?: AbortSignal;
+  /** Abandon fn after this many ms (withLease rejects with a DOMException named TimeoutError; the lease is released). */
+  timeoutMs?: number;
+}
+
+export declare class Limiter {
+  constructor(client: unknown, opts?: LimiterOptions);
+  readonly prefix: string;
+  readonly backend: Backend;
+  readonly timeoutMs: number;
+  /** Activations of the failure policy. */
+  readonly fallbacks: { total: number; open: number; closed: number; local: number };
+  key(limit: Limit, identity: Identity, tag?: string): string;
+  check(limit: Limit, identity: Identity, opts?: number | { cost?: number; id?: string; tag?: string }): Promise<Decision>;
+  checkAll(checks: readonly Check[], opts?: { cost?: number; tag?: string; peek?: boolean }): Promise<Decision>;
+  peek(limit: Limit, identity: Identity, opts?: number | { cost?: number; tag?: string }): Promise<Decision>;
+  refund(limit: Limit, identity: Identity, amount: number, opts?: { tag?: string }): Promise<Decision>;
+  acquire(limit: Concurrency, identity: Identity, opts?: AcquireOptions): Promise<Lease | DeniedDecision>;
+  withLease<T>(limit: Concurrency, identity: Identity, fn: (lease: Lease) => T | Promise<T>, opts?: WithLeaseOptions): Promise<T>;
+  release(limit: Concurrency, identity: Identity, id: string, opts?: { tag?: string }): Promise<boolean>;
+  reserve(limit: Limit, identity: Identity, maxCost: number): Promise<Reservation>;
+  withReservation<T>(limit: Limit, identity: Identity, maxCost: number, fn: (r: Reservation) => T | Promise<T>): Promise<T>;
+}
+
+export declare class RateLimited extends Error {
+  constructor(decision: Decision, message?: string);
+  readonly decision: Decision;
+  readonly retryAfterMs: number;
+}
+export declare class CrossSlotError extends Error {
+  readonly keys: string[];
+  readonly slots: number[];
+}
+export declare class RedisTimeoutError extends Error {
+  readonly code: 'ETIMEDOUT';
+  readonly timeoutMs: number;
+}
+/** The server does not know the RL.* commands (the module is not loaded); never answered by a failure policy. */
+export declare class ModuleNotLoadedError extends Error {
+  readonly cause: Error;
+}
+export declare class LeaseLostError extends Error {
+  readonly lease: Lease;
+}
+
+export interface RetryBudgetOptions {
+  name?: string;
+  /** Retries per request the fleet may make (default 0.1). */
+  ratio?: number;
+  /** Retries banked at most (default 10; a new budget starts full). */
+  burst?: number;
+  /** Units per retry (default 1000). */
+  scale?: number;
+  /** The identity of the budget's key (default "fleet"). */
+  identity?: string;
+}
+
+export declare class RetryBudget {
+  constructor(limiter: Limiter, name?: string, opts?: RetryBudgetOptions);
+  constructor(limiter: Limiter, opts: RetryBudgetOptions);
+  readonly name: string;
+  readonly ratio: number;
+  readonly limit: TokenBucket;
+  deposit(): Promise<void>;
+  trySpend(): Promise<boolean>;
+  available(): Promise<number>;
+}
+
+export interface RetryOptions {
+  budget?: RetryBudget | null;
+  maxAttempts?: number;
+  baseMs?: number;
+  capMs?: number;
+  maxWaitMs?: number;
+  signal?: AbortSignal;
+  rand?: () => number;
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** ms the outcome (a value, or the error fn threw) asks to wait before a retry, or null: do not retry. */
+  retryAfter?: (outcome: unknown) => number | null;
+}
+export declare function retry<T>(fn: (attempt: number) => T | Promise<T>, opts?: RetryOptions): Promise<T>;
+export declare function parseRetryAfter(value: string | null | undefined, now?: () => number): number | null;
+
+export declare function parseReply(reply: unknown): {
+  allowed: boolean; limit: number; remaining: number; retryAfterMs: number; resetAfterMs: number; lease: string | null;
+};
+export declare function parseAllReply(reply: unknown): {
+  allowed: boolean; retryAfterMs: number; limits: ReturnType<typeof parseReply>[];
+};
+export declare function keySlot(key: string | Buffer): number;
+
+export interface MiddlewareOptions<Req> {
+  limits: Limit | readonly Limit[];
+  /** A TRUSTED identity (authenticated user, API key id, tenant), never a raw X-Forwarded-For; null: not limited. */
+  key: (req: Req) => Identity | null | undefined | Promise<Identity | null | undefined>;
+  cost?: number | ((req: Req) => number | Promise<number>);
+  tag?: string | ((req: Req, identity: Identity) => string | undefined);
+  /** Send the RateLimit fields on allowed responses too (default true). */
+  headers?: boolean;
+}
+
+// Structural types, so neither express nor fastify types are needed to use these.
+export declare function expressRateLimit<Req = any>(limiter: Limiter, opts: MiddlewareOptions<Req>):
+  (req: Req, res: any, next: (err?: unknown) => void) => void;
+export declare function fastifyRateLimit<Req = any>(limiter: Limiter, opts: MiddlewareOptions<Req>):
+  (request: Req, reply: any) => Promise<unknown>;

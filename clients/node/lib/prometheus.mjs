@@ -1,0 +1,4 @@
+import m from './prometheus.cjs';
+
+export const { PrometheusMetrics } = m;
+export default m;
