@@ -131,17 +131,20 @@ class Core:
     def plan_all(self, checks: Iterable[Check], cost: int, tag: Optional[str],
                  lease_id: Optional[str] = None) -> Tuple[List[Item], List[Any]]:
         items: List[Item] = []
+        key = self.key
         for check in checks:
-            if len(check) == 3:
-                rule, identity, c = check  # type: ignore[misc]
-            elif len(check) == 2:
+            n = len(check)
+            if n == 2:
                 rule, identity = check  # type: ignore[misc]
                 c = cost
+            elif n == 3:
+                rule, identity, c = check  # type: ignore[misc]
+                c = _cost(c)
             else:
                 raise TypeError("each check is (limit, identity) or (limit, identity, cost)")
             if not isinstance(rule, Limit):
                 raise TypeError(f"not a limit: {rule!r}")
-            items.append((rule, self.key(rule, identity, tag), _cost(c)))
+            items.append((rule, key(rule, identity, tag), c))
         if not items:
             raise ValueError("check_all needs at least one (limit, identity)")
         keys = [k for _, k, _ in items]

@@ -253,23 +253,36 @@ def single(reply: Any, rule: Limit, key: str, cost: int) -> Decision:
     return Decision(a, lim, rem, retry, reset, lease, name=rule.name, key=key, rule=rule, cost=cost)
 
 
+def _most_restrictive(allowed: bool, subs: Sequence[Decision]) -> Decision:
+    if not allowed:
+        denied = [d for d in subs if not d.allowed]
+        if denied:
+            return max(denied, key=_wait_key)  # first of equals: key order
+    return min(subs, key=lambda d: (d.remaining // (d.cost or 1), -d.reset_after_ms))
+
+
 def combine(allowed: bool, retry_after_ms: int, subs: Sequence[Decision]) -> Decision:
     """The combined decision of check_all from each limit's own."""
-    probe = Decision(allowed, 0, 0, retry_after_ms, 0, decisions=list(subs), denied_by=[])
-    order = probe.ordered()
-    first = order[0]
-    denied_by = [] if allowed else [d for d in order if not d.allowed]
-    lease = next((d.lease for d in subs if d.lease is not None), None)
+    first = _most_restrictive(allowed, subs)
+    denied_by: List[Decision] = []
+    if not allowed:
+        denied_by = [d for d in subs if not d.allowed]
+        denied_by.sort(key=_wait_key, reverse=True)
+    lease = None
     source = SOURCE_REDIS
+    error = None
     for d in subs:
-        if d.source == SOURCE_FAIL_CLOSED:
-            source = SOURCE_FAIL_CLOSED
-            break
-        if d.source == SOURCE_LOCAL:
-            source = SOURCE_LOCAL
-        elif d.source == SOURCE_FAIL_OPEN and source == SOURCE_REDIS:
-            source = SOURCE_FAIL_OPEN
-    error = next((d.error for d in subs if d.error is not None), None)
+        if lease is None and d.lease is not None:
+            lease = d.lease
+        if d.source != SOURCE_REDIS:
+            if error is None:
+                error = d.error
+            if d.source == SOURCE_FAIL_CLOSED:
+                source = SOURCE_FAIL_CLOSED
+            elif d.source == SOURCE_LOCAL and source != SOURCE_FAIL_CLOSED:
+                source = SOURCE_LOCAL
+            elif d.source == SOURCE_FAIL_OPEN and source == SOURCE_REDIS:
+                source = SOURCE_FAIL_OPEN
     return Decision(
         allowed, first.limit, first.remaining, retry_after_ms, first.reset_after_ms, lease,
         name=first.name, key=first.key, rule=None, cost=first.cost, source=source, error=error,
