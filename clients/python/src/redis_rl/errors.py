@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import socket
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING, Optional, Tuple
 
 import redis.exceptions as rex
 
@@ -45,7 +45,7 @@ _TRANSIENT_PREFIXES = ("BUSY ", "LOADING", "MASTERDOWN", "MISCONF", "NOREPLICAS"
                        "READONLY", "UNBLOCKED")
 
 
-def _types(*names: str) -> tuple:
+def _types(*names: str) -> Tuple[type, ...]:
     # redis>=5: some classes are newer than 5.0
     return tuple(getattr(rex, n) for n in names if isinstance(getattr(rex, n, None), type))
 

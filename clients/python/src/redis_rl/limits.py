@@ -131,7 +131,7 @@ class Limit:
         return f"{type(self).__name__}({', '.join(map(repr, self.params))}, name={self.name!r})"
 
     def __eq__(self, other: object) -> bool:
-        return type(other) is type(self) and (other.params, other.name) == (self.params, self.name)  # type: ignore[attr-defined]
+        return type(other) is type(self) and (other.params, other.name) == (self.params, self.name)
 
     def __hash__(self) -> int:
         return hash((type(self).__name__, self.params, self.name))

@@ -115,7 +115,7 @@ class RetryBudget:
 
     def available(self) -> float:
         """Retries banked now (reads, consumes nothing)."""
-        return self.limiter.peek(self.limit, self.identity, 0).remaining / self.scale
+        return float(self.limiter.peek(self.limit, self.identity, 0).remaining) / self.scale
 
     async def adeposit(self) -> None:
         try:
@@ -127,11 +127,11 @@ class RetryBudget:
         return bool((await self.limiter.check(self.limit, self.identity, self.scale)).allowed)
 
     async def aavailable(self) -> float:
-        return (await self.limiter.peek(self.limit, self.identity, 0)).remaining / self.scale
+        return float((await self.limiter.peek(self.limit, self.identity, 0)).remaining) / self.scale
 
 
 def _delay_ms(floor_ms: int, attempt: int, base_ms: int, cap_ms: int, rand: Callable[[], float]) -> float:
-    return floor_ms + rand() * min(cap_ms, base_ms * 2**attempt)
+    return float(floor_ms + rand() * min(cap_ms, base_ms * 2**attempt))
 
 
 def retry(
