@@ -164,3 +164,54 @@ def test_async_refused_and_stopped(fresh_server: RedisServer) -> None:
             finally:
                 plain.stop()
     run(main())
+
+
+def test_local_policy_for_leases(fresh_server: RedisServer) -> None:
+    lim = Limiter(redis.Redis(port=fresh_server.port), on_error=Local(share=0.5))
+    slots = Concurrency(2, 60_000, name="slots")  # local share: 1 slot in this process
+    fresh_server.kill()
+    with lim.lease(slots, "j") as lease:
+        assert lease.decision.source == "local" and lease.id
+        with pytest.raises(RateLimited):
+            with lim.lease(slots, "j"):
+                pass
+    with lim.lease(slots, "j") as again:  # the release gave the local slot back
+        assert again.decision.source == "local"
+
+
+def test_cancelled_acquire_is_released(server: RedisServer, raw: redis.Redis) -> None:
+    """An acquire cancelled after the server applied it (its reply not yet read): the lease, named by
+    our own id, is released in the background."""
+    import asyncio
+
+    class SlowReply:
+        """Sends each command, then stalls before handing back the reply."""
+
+        def __init__(self, inner: redis.asyncio.Redis) -> None:
+            self.inner = inner
+            self.sent = asyncio.Event()
+
+        async def execute_command(self, *args: Any) -> Any:
+            reply = await self.inner.execute_command(*args)
+            if args[0] == "RL.ACQUIRE":
+                self.sent.set()
+                await asyncio.sleep(30)
+            return reply
+
+    async def main() -> None:
+        inner = redis.asyncio.Redis(port=server.port)
+        lim = AsyncLimiter(SlowReply(inner), timeout_ms=None)
+        c = Concurrency(1, 60_000, name="cancelled")
+        raw.delete("rl:cancelled:j")
+        task = asyncio.ensure_future(lim.acquire(c, "j"))
+        await asyncio.wait_for(lim.client.sent.wait(), 5)
+        assert raw.exists("rl:cancelled:j") == 1  # the server holds the lease
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        deadline = time.monotonic() + 5
+        while raw.exists("rl:cancelled:j"):
+            assert time.monotonic() < deadline, "the cancelled acquire's lease was never released"
+            await asyncio.sleep(0.01)
+        await inner.aclose()
+    run(main())

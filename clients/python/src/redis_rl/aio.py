@@ -43,7 +43,6 @@ class AsyncLimiter:
                           backend=backend, on_fallback=on_fallback, cluster=cluster, clock=clock, async_=True)
         self.client = self._core.client
         self.backend = self._core.backend
-        self._timeout_s = None if timeout_ms is None else timeout_ms / 1000
 
     @property
     def prefix(self) -> str:
@@ -72,10 +71,8 @@ class AsyncLimiter:
         await self.aclose()
 
     async def _call(self, args: Any) -> Any:
-        if self._timeout_s is None:
-            return await self.client.execute_command(*args)
-        # the socket timeout of our own pool bounds reads; this bounds everything (connect, pool waits)
-        return await asyncio.wait_for(self.client.execute_command(*args), self._timeout_s * 2)
+        # The timeout is our own pool's socket timeout (as in Limiter): no extra task per call.
+        return await self.client.execute_command(*args)
 
     async def check(self, limit: Limit, identity: Identity, cost: int = 1, *, tag: Optional[str] = None) -> Decision:
         core = self._core
