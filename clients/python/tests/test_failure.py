@@ -80,7 +80,8 @@ def test_stopped_server_times_out_then_recovers(fresh_server: RedisServer) -> No
         d = lim.check(g, "u")
         took = time.monotonic() - t0
         assert d.source == "fail_open" and isinstance(d.error, redis.TimeoutError)
-        assert 0.09 < took < 0.6, took  # one timeout, no client-side retries
+        assert 0.09 < took < 1.0, took  # one timeout of 100 ms
+        assert lim.client.connection_pool.connection_kwargs["retry"].get_retries() == 0  # no client-side retries
     finally:
         fresh_server.resume()
     deadline = time.monotonic() + 5
@@ -149,7 +150,7 @@ def test_async_refused_and_stopped(fresh_server: RedisServer) -> None:
         try:
             t0 = time.monotonic()
             d = await lim.check(g, "u")
-            assert d.source == "fail_open" and time.monotonic() - t0 < 0.6
+            assert d.source == "fail_open" and time.monotonic() - t0 < 1.0
             closed = await lim.check(Gcra(5, 60_000, name="c", on_error="closed"), "u")
             assert closed.status == 503
         finally:

@@ -107,15 +107,19 @@ def test_lease_lost_detection_and_renewer(r: redis.Redis, raw: redis.Redis) -> N
         assert lease.renew() is True
         raw.delete("rl:work:j")  # the lease is gone (as after an expiry)
         assert lease.renew() is False and lease.lost and lost == [lease]
-    # renewer: a 300 ms lease renewed every 50 ms outlives its lease_ms
-    short = Concurrency(1, 300, name="short")
+
+
+def test_lease_renewer(server: Any, raw: redis.Redis) -> None:
     import time
-    with lim.lease(short, "j", renew_every_ms=50) as held:
-        deadline = time.monotonic() + 0.7
+    lim = Limiter(redis.Redis(port=server.port))
+    short = Concurrency(1, 1000, name="short")  # a 1 s lease renewed every 100 ms outlives its lease_ms
+    raw.delete("rl:short:j")
+    with lim.lease(short, "j", renew_every_ms=100) as held:
+        deadline = time.monotonic() + 1.3
         while time.monotonic() < deadline:
             time.sleep(0.05)
         assert raw.pttl("rl:short:j") > 0
-        assert not lim.check(short, "j").allowed  # still held after 2 lease_ms
+        assert not lim.check(short, "j").allowed  # still held after more than lease_ms
         assert not held.lost
     assert lim.check(short, "j").allowed
 
