@@ -147,8 +147,8 @@ class Core:
             items.append((rule, key(rule, identity, tag), c))
         if not items:
             raise ValueError("check_all needs at least one (limit, identity)")
-        keys = [k for _, k, _ in items]
-        if len(set(keys)) != len(keys):
+        keys = [item[1] for item in items]
+        if len(keys) > 1 and len(set(keys)) != len(keys):
             raise ValueError("check_all: a key appears twice (same limit name and identity)")
         if self.cluster and len(keys) > 1:
             slots = {key_slot(k.encode("utf-8", "surrogateescape")) for k in keys}
@@ -156,7 +156,7 @@ class Core:
                 raise CrossSlotError(
                     f"check_all keys map to {len(slots)} cluster slots; pass tag=... (e.g. the tenant id) "
                     "so all keys share one hash tag")
-        args = self.backend.all(keys, [(r, c, lease_id) for r, _, c in items])
+        args = self.backend.all(keys, [(item[0], item[2], lease_id) for item in items])
         return items, args
 
     # --- replies -----------------------------------------------------------

@@ -42,7 +42,7 @@ class Decision:
 
     __slots__ = (
         "allowed", "limit", "remaining", "retry_after_ms", "reset_after_ms", "lease",
-        "name", "key", "rule", "cost", "source", "error", "decisions", "denied_by",
+        "name", "key", "rule", "cost", "source", "error", "_decisions", "_denied_by",
     )
 
     def __init__(
@@ -78,10 +78,22 @@ class Decision:
         self.source = source
         #: the error that made the failure policy decide, if any
         self.error = error
-        #: check_all: each check's own Decision, in order (a single check: [self])
-        self.decisions: List[Decision] = decisions if decisions is not None else [self]
-        #: the Decision(s) that denied, most restrictive first (empty when allowed)
-        self.denied_by: List[Decision] = denied_by if denied_by is not None else ([] if allowed else [self])
+        self._decisions = decisions
+        self._denied_by = denied_by
+
+    @property
+    def decisions(self) -> List["Decision"]:
+        """check_all: each check's own Decision, in order (a single check: [self])."""
+        d = self._decisions
+        return [self] if d is None else d
+
+    @property
+    def denied_by(self) -> List["Decision"]:
+        """The Decision(s) that denied, most restrictive first (empty when allowed)."""
+        d = self._denied_by
+        if d is None:
+            return [] if self.allowed else [self]
+        return d
 
     # --- derived -----------------------------------------------------------
 
@@ -239,7 +251,9 @@ def parse_fields(reply: Any) -> Fields:
 
 def parse_all(reply: Any) -> Tuple[bool, int, List[Any]]:
     """RL.ALL's reply -> (allowed, combined retry_after_ms, per-key replies)."""
-    if isinstance(reply, (list, tuple)):
+    if type(reply) is list:
+        return bool(reply[0]), reply[1], reply[2:]
+    if isinstance(reply, tuple):
         return bool(reply[0]), reply[1], list(reply[2:])
     if isinstance(reply, dict):
         if b"allowed" in reply:
@@ -248,9 +262,23 @@ def parse_all(reply: Any) -> Tuple[bool, int, List[Any]]:
     raise TypeError(f"unexpected RL.ALL reply: {reply!r}")
 
 
+_new = object.__new__
+
+
 def single(reply: Any, rule: Limit, key: str, cost: int) -> Decision:
-    a, lim, rem, retry, reset, lease = parse_fields(reply)
-    return Decision(a, lim, rem, retry, reset, lease, name=rule.name, key=key, rule=rule, cost=cost)
+    """A limiter reply as a Decision (the hot path: no keyword-argument call)."""
+    d: Decision = _new(Decision)
+    (d.allowed, d.limit, d.remaining, d.retry_after_ms, d.reset_after_ms, d.lease) = parse_fields(reply)
+    d.name = rule.name
+    d.key = key
+    d.rule = rule
+    d.cost = cost
+    d.source = SOURCE_REDIS
+    d.error = None
+    d._decisions = None
+    d._denied_by = None
+    return d
+
 
 
 def _most_restrictive(allowed: bool, subs: Sequence[Decision]) -> Decision:
@@ -283,8 +311,19 @@ def combine(allowed: bool, retry_after_ms: int, subs: Sequence[Decision]) -> Dec
                 source = SOURCE_LOCAL
             elif d.source == SOURCE_FAIL_OPEN and source == SOURCE_REDIS:
                 source = SOURCE_FAIL_OPEN
-    return Decision(
-        allowed, first.limit, first.remaining, retry_after_ms, first.reset_after_ms, lease,
-        name=first.name, key=first.key, rule=None, cost=first.cost, source=source, error=error,
-        decisions=list(subs), denied_by=denied_by,
-    )
+    out: Decision = _new(Decision)
+    out.allowed = allowed
+    out.limit = first.limit
+    out.remaining = first.remaining
+    out.retry_after_ms = retry_after_ms
+    out.reset_after_ms = first.reset_after_ms
+    out.lease = lease
+    out.name = first.name
+    out.key = first.key
+    out.rule = None
+    out.cost = first.cost
+    out.source = source
+    out.error = error
+    out._decisions = subs if isinstance(subs, list) else list(subs)
+    out._denied_by = denied_by
+    return out
