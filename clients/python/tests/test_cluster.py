@@ -52,6 +52,8 @@ def cluster() -> Iterator[List[RedisServer]]:
 def test_cluster_sync(cluster: List[RedisServer], protocol: int) -> None:
     rc = RedisCluster(host="127.0.0.1", port=cluster[0].port, protocol=protocol)
     rc.flushall()
+    for n in cluster:
+        redis.Redis(port=n.port).config_resetstat()
     lim = Limiter(rc)
     assert lim.client is rc  # a cluster client is used as given
     g = Gcra(2, 60_000, name="g")
@@ -73,6 +75,11 @@ def test_cluster_sync(cluster: List[RedisServer], protocol: int) -> None:
     assert rc.exists("rl:{job}:c:job") == 0
     res = lim.reserve(TokenBucket(100, 100, 60_000, name="tb"), "x", 60)
     assert res.settle(10).remaining == 90  # type: ignore[union-attr]
+    # each command went straight to its key's node: no COMMAND GETKEYS round trip before an RL.ALL
+    stats = [redis.Redis(port=n.port, decode_responses=True).info("commandstats") for n in cluster]
+    calls = {k.lower(): v["calls"] for s in stats for k, v in s.items()}
+    assert sum(v["calls"] for s in stats for k, v in s.items() if k.lower() == "cmdstat_rl.all") == 2
+    assert "cmdstat_command|getkeys" not in calls, calls
     rc.close()
 
 

@@ -9,6 +9,8 @@ import uuid
 from types import TracebackType
 from typing import Any, Awaitable, Callable, Generator, Iterable, Optional, Type, Union
 
+from redis.exceptions import SlotNotCoveredError
+
 from .backend import Backend
 from .core import DEFAULT_TIMEOUT_MS, Check, Core, FallbackHook, Identity, check_cost
 from .decision import SOURCE_LOCAL, SOURCE_REDIS, Decision, single
@@ -43,6 +45,8 @@ class AsyncLimiter:
                           backend=backend, on_fallback=on_fallback, cluster=cluster, clock=clock, async_=True)
         self.client = self._core.client
         self.backend = self._core.backend
+        self._route = self._core.route
+        self._cluster_ready = False
 
     @property
     def prefix(self) -> str:
@@ -70,8 +74,17 @@ class AsyncLimiter:
     async def __aexit__(self, *exc: Any) -> None:
         await self.aclose()
 
-    async def _call(self, args: Any) -> Any:
+    async def _call(self, args: Any, key: str) -> Any:
         # The timeout is our own pool's socket timeout (as in Limiter): no extra task per call.
+        if self._route:  # a cluster client: to the key's node (see Limiter._call)
+            if not self._cluster_ready:
+                await self.client.initialize()  # redis.asyncio's cluster client maps its slots lazily
+                self._cluster_ready = True
+            try:
+                node = self.client.get_node_from_key(key)
+            except SlotNotCoveredError:  # its own path re-reads the slot map
+                return await self.client.execute_command(*args)
+            return await self.client.execute_command(*args, target_nodes=node)
         return await self.client.execute_command(*args)
 
     async def check(self, limit: Limit, identity: Identity, cost: int = 1, *, tag: Optional[str] = None) -> Decision:
@@ -82,7 +95,7 @@ class AsyncLimiter:
         args = core.backend.check(limit, key, cost)
         t0 = time.perf_counter()
         try:
-            reply = await self._call(args)
+            reply = await self._call(args, key)
         except Exception as exc:
             return core.failure(exc, [(limit, key, cost)], t0)
         return core.finish_single(reply, limit, key, cost, t0)
@@ -92,7 +105,7 @@ class AsyncLimiter:
         items, args = core.plan_all(checks, check_cost(cost), tag)
         t0 = time.perf_counter()
         try:
-            reply = await self._call(args)
+            reply = await self._call(args, items[0][1])
         except Exception as exc:
             return core.failure(exc, items, t0)
         return core.finish_all(reply, items, t0)
@@ -103,7 +116,7 @@ class AsyncLimiter:
         args = core.backend.peek(limit, key, check_cost(cost))
         t0 = time.perf_counter()
         try:
-            reply = await self._call(args)
+            reply = await self._call(args, key)
         except Exception as exc:
             return core.failure(exc, [(limit, key, cost)], t0, peek=True)
         return core.finish_single(reply, limit, key, cost, t0)
@@ -114,7 +127,7 @@ class AsyncLimiter:
     async def _refund_key(self, limit: Limit, key: str, amount: int) -> Decision:
         if isinstance(amount, bool) or not isinstance(amount, int) or not 1 <= amount <= 2**32 - 1:
             raise ValueError("refund amount must be an int from 1 to 4294967295")
-        reply = await self._call(self._core.backend.refund(limit, key, amount))
+        reply = await self._call(self._core.backend.refund(limit, key, amount), key)
         return single(reply, limit, key, 0)
 
     async def release(self, decision: Decision) -> int:
@@ -130,7 +143,7 @@ class AsyncLimiter:
                 if d.source != SOURCE_REDIS:
                     continue
                 try:
-                    ended += int(await self._call(self.backend.release(d.key, d.lease)))
+                    ended += int(await self._call(self.backend.release(d.key, d.lease), d.key))
                 except Exception as exc:
                     log.warning("redis_rl: lease release failed (%s: %s); not retried", type(exc).__name__, exc)
             return ended
@@ -150,7 +163,7 @@ class AsyncLimiter:
         args = core.backend.check(limit, key, check_cost(cost), lease_id)
         t0 = time.perf_counter()
         try:
-            reply = await self._call(args)
+            reply = await self._call(args, key)
             d = core.finish_single(reply, limit, key, cost, t0)
         except asyncio.CancelledError:
             # the acquire may have reached the server: end a lease of that id, in the background
@@ -162,7 +175,7 @@ class AsyncLimiter:
 
     async def _release_quietly(self, key: str, lease_id: str) -> None:
         try:
-            await self._call(self.backend.release(key, lease_id))
+            await self._call(self.backend.release(key, lease_id), key)
         except Exception as exc:
             log.warning("redis_rl: release after a cancelled acquire failed (%s); it expires by itself", exc)
 
@@ -223,7 +236,7 @@ class AsyncLease:
         if self.id is None or self.decision.source != SOURCE_REDIS or self.released:
             return not self.lost
         args = self.limiter.backend.renew(self.key, self.id, lease_ms or self.limit.lease_ms)
-        if int(await self.limiter._call(args)) == 1:
+        if int(await self.limiter._call(args, self.key)) == 1:
             return True
         self._mark_lost()
         return False
@@ -257,7 +270,7 @@ class AsyncLease:
         if d.source != SOURCE_REDIS:
             return False
         try:
-            ended = int(await self.limiter._call(self.limiter.backend.release(self.key, self.id))) == 1
+            ended = int(await self.limiter._call(self.limiter.backend.release(self.key, self.id), self.key)) == 1
         except Exception as exc:
             log.warning("redis_rl: lease release failed (%s: %s); not retried, it expires in %d ms",
                         type(exc).__name__, exc, self.limit.lease_ms)
@@ -339,7 +352,7 @@ class AsyncReservation:
             if diff > 0:
                 self.refund_decision = await self.limiter._refund_key(self.limit, self.key, diff)
             else:
-                reply = await self.limiter._call(self.limiter.backend.check(self.limit, self.key, -diff))
+                reply = await self.limiter._call(self.limiter.backend.check(self.limit, self.key, -diff), self.key)
                 self.refund_decision = single(reply, self.limit, self.key, -diff)
         except Exception as exc:
             log.warning("redis_rl: settle of %r failed (%s: %s); not retried, the units stay charged",

@@ -105,6 +105,8 @@ class Core:
         self.backend = resolve_backend(backend)
         self.on_fallback = on_fallback
         self.cluster = _is_cluster(client) if cluster is None else cluster
+        #: route each command to its key's node ourselves (cluster clients)
+        self.route = _is_cluster(self.client) and callable(getattr(self.client, "get_node_from_key", None))
         self.local = LocalStore(clock=clock)
         #: every activation of the failure policy, counted
         self.fallback_count = 0

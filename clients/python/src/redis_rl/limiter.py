@@ -9,6 +9,8 @@ import uuid
 from types import TracebackType
 from typing import Any, Callable, Iterable, Optional, Type, Union
 
+from redis.exceptions import SlotNotCoveredError
+
 from .backend import Backend
 from .core import DEFAULT_TIMEOUT_MS, Check, Core, FallbackHook, Identity, check_cost
 from .decision import SOURCE_LOCAL, SOURCE_REDIS, Decision, single
@@ -27,8 +29,8 @@ class Limiter:
     timeout_ms (default 100): the Limiter sends its commands on a pool of its
     own with this socket timeout and no client-side retries (a retried
     limiter call would consume twice), copied from the client's settings.
-    None uses the client as given. A RedisCluster client is always used as
-    given: set its socket_timeout and retry yourself.
+    None uses the client as given. A RedisCluster client is used as given
+    (set its socket_timeout); each command goes to its key's node directly.
     """
 
     def __init__(
@@ -48,6 +50,7 @@ class Limiter:
                           backend=backend, on_fallback=on_fallback, cluster=cluster, clock=clock, async_=False)
         self.client = self._core.client
         self.backend = self._core.backend
+        self._route = self._core.route
 
     # --- plumbing ----------------------------------------------------------
 
@@ -79,6 +82,17 @@ class Limiter:
     def __exit__(self, *exc: Any) -> None:
         self.close()
 
+    def _call(self, args: Any, key: str) -> Any:
+        if self._route:
+            # a cluster client: send to the key's node ourselves (no COMMAND GETKEYS round trip for
+            # RL.ALL, and no resend on a connection error; MOVED/ASK are still followed)
+            try:
+                node = self.client.get_node_from_key(key)
+            except SlotNotCoveredError:  # its own path re-reads the slot map
+                return self.client.execute_command(*args)
+            return self.client.execute_command(*args, target_nodes=node)
+        return self.client.execute_command(*args)
+
     # --- decisions ---------------------------------------------------------
 
     def check(self, limit: Limit, identity: Identity, cost: int = 1, *, tag: Optional[str] = None) -> Decision:
@@ -90,7 +104,7 @@ class Limiter:
         args = core.backend.check(limit, key, cost)
         t0 = time.perf_counter()
         try:
-            reply = self.client.execute_command(*args)
+            reply = self._call(args, key)
         except Exception as exc:
             return core.failure(exc, [(limit, key, cost)], t0)
         return core.finish_single(reply, limit, key, cost, t0)
@@ -105,7 +119,7 @@ class Limiter:
         items, args = core.plan_all(checks, check_cost(cost), tag)
         t0 = time.perf_counter()
         try:
-            reply = self.client.execute_command(*args)
+            reply = self._call(args, items[0][1])
         except Exception as exc:
             return core.failure(exc, items, t0)
         return core.finish_all(reply, items, t0)
@@ -117,7 +131,7 @@ class Limiter:
         args = core.backend.peek(limit, key, check_cost(cost))
         t0 = time.perf_counter()
         try:
-            reply = self.client.execute_command(*args)
+            reply = self._call(args, key)
         except Exception as exc:
             return core.failure(exc, [(limit, key, cost)], t0, peek=True)
         return core.finish_single(reply, limit, key, cost, t0)
@@ -130,7 +144,7 @@ class Limiter:
         if isinstance(amount, bool) or not isinstance(amount, int) or not 1 <= amount <= 2**32 - 1:
             raise ValueError("refund amount must be an int from 1 to 4294967295")
         args = self._core.backend.refund(limit, key, amount)
-        reply = self.client.execute_command(*args)
+        reply = self._call(args, key)
         return single(reply, limit, key, 0)
 
     # --- concurrency ---------------------------------------------------------
@@ -148,7 +162,7 @@ class Limiter:
             if d.source != SOURCE_REDIS:
                 continue
             try:
-                ended += int(self.client.execute_command(*self.backend.release(d.key, d.lease)))
+                ended += int(self._call(self.backend.release(d.key, d.lease), d.key))
             except Exception as exc:
                 log.warning("redis_rl: lease release failed (%s: %s); not retried", type(exc).__name__, exc)
         return ended
@@ -164,7 +178,7 @@ class Limiter:
         args = core.backend.check(limit, key, check_cost(cost), lease_id)
         t0 = time.perf_counter()
         try:
-            reply = self.client.execute_command(*args)
+            reply = self._call(args, key)
             d = core.finish_single(reply, limit, key, cost, t0)
         except Exception as exc:
             d = core.failure(exc, [(limit, key, cost)], t0)
@@ -224,7 +238,7 @@ class Lease:
         if self.id is None or self.decision.source != SOURCE_REDIS or self.released:
             return not self.lost
         args = self.limiter.backend.renew(self.key, self.id, lease_ms or self.limit.lease_ms)
-        if int(self.limiter.client.execute_command(*args)) == 1:
+        if int(self.limiter._call(args, self.key)) == 1:
             return True
         self._mark_lost()
         return False
@@ -265,7 +279,7 @@ class Lease:
         if d.source != SOURCE_REDIS:
             return False
         try:
-            ended = int(self.limiter.client.execute_command(*self.limiter.backend.release(self.key, self.id))) == 1
+            ended = int(self.limiter._call(self.limiter.backend.release(self.key, self.id), self.key)) == 1
         except Exception as exc:
             log.warning("redis_rl: lease release failed (%s: %s); not retried, it expires in %d ms",
                         type(exc).__name__, exc, self.limit.lease_ms)
@@ -350,7 +364,7 @@ class Reservation:
                 self.refund_decision = self.limiter._refund_key(self.limit, self.key, diff)
             else:
                 core = self.limiter._core
-                reply = self.limiter.client.execute_command(*core.backend.check(self.limit, self.key, -diff))
+                reply = self.limiter._call(core.backend.check(self.limit, self.key, -diff), self.key)
                 self.refund_decision = single(reply, self.limit, self.key, -diff)
         except Exception as exc:  # logged once, never retried
             log.warning("redis_rl: settle of %r failed (%s: %s); not retried, the units stay charged",
