@@ -216,3 +216,46 @@ def test_cancelled_acquire_is_released(server: RedisServer, raw: redis.Redis) ->
             await asyncio.sleep(0.01)
         await inner.aclose()
     run(main())
+
+
+def test_debug_sleep_times_out() -> None:
+    """DEBUG SLEEP blocks the whole server: the call times out and the policy answers."""
+    import threading
+    s = RedisServer(extra=["--enable-debug-command", "yes"])
+    try:
+        lim = Limiter(redis.Redis(port=s.port), on_error="open", timeout_ms=100)
+        g = Gcra(5, 60_000)
+        assert lim.check(g, "u").source == "redis"
+        sleeper = threading.Thread(target=lambda: redis.Redis(port=s.port).execute_command("DEBUG", "SLEEP", "1"))
+        sleeper.start()
+        try:
+            time.sleep(0.1)  # let DEBUG SLEEP start
+            t0 = time.monotonic()
+            d = lim.check(g, "u")
+            assert d.source == "fail_open" and isinstance(d.error, redis.TimeoutError) and time.monotonic() - t0 < 0.8
+        finally:
+            sleeper.join(timeout=10)
+        deadline = time.monotonic() + 5
+        while lim.check(g, "u").source != "redis":
+            assert time.monotonic() < deadline
+    finally:
+        s.stop()
+
+
+def test_interrupted_acquire_is_released(server: RedisServer, raw: redis.Redis) -> None:
+    """KeyboardInterrupt after the server applied an acquire: the lease (our own id) is released."""
+    inner = redis.Redis(port=server.port)
+
+    class Interrupting:
+        def execute_command(self, *args: Any, **kwargs: Any) -> Any:
+            reply = inner.execute_command(*args)
+            if args[0] == "RL.ACQUIRE":
+                raise KeyboardInterrupt
+            return reply
+
+    lim = Limiter(Interrupting(), timeout_ms=None)
+    raw.delete("rl:interrupted:j")
+    with pytest.raises(KeyboardInterrupt):
+        with lim.lease(Concurrency(1, 60_000, name="interrupted"), "j"):
+            pass
+    assert raw.exists("rl:interrupted:j") == 0

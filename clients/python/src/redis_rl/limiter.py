@@ -182,6 +182,14 @@ class Limiter:
             d = core.finish_single(reply, limit, key, cost, t0)
         except Exception as exc:
             d = core.failure(exc, [(limit, key, cost)], t0)
+        except BaseException:
+            # interrupted (KeyboardInterrupt, SystemExit) while the acquire may have reached the
+            # server: end a lease of our id, best effort, once
+            try:
+                self._call(self.backend.release(key, lease_id), key)
+            except Exception:
+                pass
+            raise
         return Lease(self, limit, key, d, lease_id if d.allowed else None)
 
     def lease(self, limit: Concurrency, identity: Identity, cost: int = 1, *, id: Optional[str] = None,
