@@ -208,3 +208,17 @@ def test_async_lease_released_on_cancellation(ar: Callable[[], redis.asyncio.Red
         await lim.aclose()
         await client.aclose()
     run(main())
+
+
+def test_own_pool_closed_but_client_untouched(server: Any) -> None:
+    client = redis.Redis(port=server.port)
+    with Limiter(client) as lim:
+        lim.check(Gcra(5, 1000), "u")
+        own = lim.client.connection_pool
+        assert own is not client.connection_pool and len(own._available_connections) == 1
+    assert len(own._available_connections) == 0 or all(c._sock is None for c in own._available_connections)
+    assert client.ping()
+    shared = Limiter(client, timeout_ms=None)
+    assert shared.client is client
+    shared.close()
+    assert client.ping()

@@ -67,6 +67,7 @@ class AsyncLimiter:
         """Close the AsyncLimiter's own connection pool (not the client you passed)."""
         if self._core.owns_client:
             await self.client.aclose()
+            await self.client.connection_pool.disconnect()
 
     async def __aenter__(self) -> "AsyncLimiter":
         return self

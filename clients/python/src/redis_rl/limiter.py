@@ -75,6 +75,7 @@ class Limiter:
         """Close the Limiter's own connection pool (not the client you passed)."""
         if self._core.owns_client:
             self.client.close()
+            self.client.connection_pool.disconnect()
 
     def __enter__(self) -> "Limiter":
         return self
