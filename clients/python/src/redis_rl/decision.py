@@ -268,7 +268,15 @@ _new = object.__new__
 def single(reply: Any, rule: Limit, key: str, cost: int) -> Decision:
     """A limiter reply as a Decision (the hot path: no keyword-argument call)."""
     d: Decision = _new(Decision)
-    (d.allowed, d.limit, d.remaining, d.retry_after_ms, d.reset_after_ms, d.lease) = parse_fields(reply)
+    if type(reply) is list and len(reply) == 5:  # RESP2, a rate limit: the common case, inline
+        d.allowed = bool(reply[0])
+        d.limit = reply[1]
+        d.remaining = reply[2]
+        d.retry_after_ms = reply[3]
+        d.reset_after_ms = reply[4]
+        d.lease = None
+    else:
+        (d.allowed, d.limit, d.remaining, d.retry_after_ms, d.reset_after_ms, d.lease) = parse_fields(reply)
     d.name = rule.name
     d.key = key
     d.rule = rule
