@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any, Callable, List
 
 import pytest
 import redis
@@ -222,3 +222,31 @@ def test_own_pool_closed_but_client_untouched(server: Any) -> None:
     assert shared.client is client
     shared.close()
     assert client.ping()
+
+
+def test_async_renewer_and_lost_lease(server: Any, raw: redis.Redis) -> None:
+    import asyncio
+
+    async def main() -> None:
+        client = redis.asyncio.Redis(port=server.port)
+        lim = AsyncLimiter(client)
+        short = Concurrency(1, 1000, name="ashort")
+        raw.delete("rl:ashort:j", "rl:alost:j")
+        async with lim.lease(short, "j", renew_every_ms=100) as held:
+            await asyncio.sleep(1.3)  # longer than lease_ms: only the renewer keeps it
+            assert not (await lim.peek(short, "j")).allowed and not held.lost
+        assert (await lim.peek(short, "j")).allowed
+        lost: List[Any] = []
+
+        async def on_lost(lease: Any) -> None:
+            lost.append(lease)
+
+        async with lim.lease(Concurrency(1, 60_000, name="alost"), "j", on_lost=on_lost) as lease:
+            raw.delete("rl:alost:j")
+            assert await lease.renew() is False and lease.lost
+            await asyncio.sleep(0)  # the coroutine callback runs as a task
+            await asyncio.sleep(0)
+        assert lost == [lease]
+        await lim.aclose()
+        await client.aclose()
+    run(main())
