@@ -1,0 +1,19 @@
+"""redis-rl: typed client for the redis-rl module (RL.GCRA, RL.ALL, leases, refunds) on redis-py."""
+
+from .aio import AsyncLease, AsyncLimiter, AsyncReservation
+from .backend import Backend, ModuleBackend
+from .decision import Decision
+from .errors import CrossSlotError, ModuleNotLoadedError, RateLimited, RedisRLError
+from .limiter import Lease, Limiter, Reservation
+from .limits import FAIL_CLOSED, FAIL_OPEN, Concurrency, Gcra, Limit, Local, Log, Quota, Slide, TokenBucket
+from .metrics import Metrics
+from .retry import RetryBudget, async_retry, parse_retry_after, retry
+
+__version__ = "0.2.0"
+
+__all__ = [
+    "AsyncLease", "AsyncLimiter", "AsyncReservation", "Backend", "Concurrency", "CrossSlotError", "Decision",
+    "FAIL_CLOSED", "FAIL_OPEN", "Gcra", "Lease", "Limit", "Limiter", "Local", "Log", "Metrics", "ModuleBackend",
+    "ModuleNotLoadedError", "Quota", "RateLimited", "RedisRLError", "Reservation", "RetryBudget", "Slide",
+    "TokenBucket", "async_retry", "parse_retry_after", "retry", "__version__",
+]

@@ -1,0 +1,388 @@
+"""The asyncio Limiter, for redis.asyncio.Redis (and redis.asyncio.cluster.RedisCluster)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+import uuid
+from types import TracebackType
+from typing import Any, Awaitable, Callable, Generator, Iterable, Optional, Type, Union
+
+from redis.exceptions import SlotNotCoveredError
+
+from .backend import Backend
+from .core import DEFAULT_TIMEOUT_MS, Check, Core, FallbackHook, Identity, check_cost
+from .decision import SOURCE_LOCAL, SOURCE_REDIS, Decision, single
+from .errors import RateLimited
+from .limits import FAIL_CLOSED, Concurrency, Limit, OnError
+from .metrics import Metrics
+
+__all__ = ["AsyncLimiter", "AsyncLease", "AsyncReservation"]
+
+log = logging.getLogger("redis_rl")
+
+LostCallback = Callable[["AsyncLease"], Any]
+
+
+class AsyncLimiter:
+    """Limiter's methods as coroutines, for redis.asyncio clients. Same options as Limiter."""
+
+    def __init__(
+        self,
+        client: Any,
+        *,
+        prefix: str = "rl:",
+        on_error: OnError = FAIL_CLOSED,
+        timeout_ms: Optional[int] = DEFAULT_TIMEOUT_MS,
+        metrics: Optional[Metrics] = None,
+        backend: Union[None, str, Backend] = None,
+        on_fallback: Optional[FallbackHook] = None,
+        cluster: Optional[bool] = None,
+        clock: Callable[[], int] = time.monotonic_ns,
+    ) -> None:
+        self._core = Core(client, prefix=prefix, on_error=on_error, timeout_ms=timeout_ms, metrics=metrics,
+                          backend=backend, on_fallback=on_fallback, cluster=cluster, clock=clock, async_=True)
+        self.client = self._core.client
+        self.backend = self._core.backend
+        self._route = self._core.route
+        self._cluster_ready = False
+
+    @property
+    def prefix(self) -> str:
+        return self._core.prefix
+
+    @property
+    def fallback_count(self) -> int:
+        return self._core.fallback_count
+
+    @property
+    def fallbacks(self) -> Any:
+        return self._core.fallbacks
+
+    def key(self, limit: Limit, identity: Identity, tag: Optional[str] = None) -> str:
+        return self._core.key(limit, identity, tag)
+
+    async def aclose(self) -> None:
+        """Close the AsyncLimiter's own connection pool (not the client you passed)."""
+        if self._core.owns_client:
+            await self.client.aclose()
+            await self.client.connection_pool.disconnect()
+
+    async def __aenter__(self) -> "AsyncLimiter":
+        return self
+
+    async def __aexit__(self, *exc: Any) -> None:
+        await self.aclose()
+
+    async def _call(self, args: Any, key: str) -> Any:
+        # The timeout is our own pool's socket timeout (as in Limiter): no extra task per call.
+        if self._route:  # a cluster client: to the key's node (see Limiter._call)
+            if not self._cluster_ready:
+                await self.client.initialize()  # redis.asyncio's cluster client maps its slots lazily
+                self._cluster_ready = True
+            try:
+                node = self.client.get_node_from_key(key)
+            except SlotNotCoveredError:  # its own path re-reads the slot map
+                return await self.client.execute_command(*args)
+            return await self.client.execute_command(*args, target_nodes=node)
+        return await self.client.execute_command(*args)
+
+    async def check(self, limit: Limit, identity: Identity, cost: int = 1, *, tag: Optional[str] = None) -> Decision:
+        core = self._core
+        key = core.key(limit, identity, tag)
+        if cost != 1:
+            check_cost(cost)
+        args = core.backend.check(limit, key, cost)
+        t0 = time.perf_counter()
+        try:
+            reply = await self._call(args, key)
+        except Exception as exc:
+            return core.failure(exc, [(limit, key, cost)], t0)
+        return core.finish_single(reply, limit, key, cost, t0)
+
+    async def check_all(self, checks: Iterable[Check], cost: int = 1, *, tag: Optional[str] = None) -> Decision:
+        core = self._core
+        items, args = core.plan_all(checks, check_cost(cost), tag)
+        t0 = time.perf_counter()
+        try:
+            reply = await self._call(args, items[0][1])
+        except Exception as exc:
+            return core.failure(exc, items, t0)
+        return core.finish_all(reply, items, t0)
+
+    async def peek(self, limit: Limit, identity: Identity, cost: int = 1, *, tag: Optional[str] = None) -> Decision:
+        core = self._core
+        key = core.key(limit, identity, tag)
+        args = core.backend.peek(limit, key, check_cost(cost))
+        t0 = time.perf_counter()
+        try:
+            reply = await self._call(args, key)
+        except Exception as exc:
+            return core.failure(exc, [(limit, key, cost)], t0, peek=True)
+        return core.finish_single(reply, limit, key, cost, t0)
+
+    async def refund(self, limit: Limit, identity: Identity, amount: int, *, tag: Optional[str] = None) -> Decision:
+        return await self._refund_key(limit, self._core.key(limit, identity, tag), amount)
+
+    async def _refund_key(self, limit: Limit, key: str, amount: int) -> Decision:
+        if isinstance(amount, bool) or not isinstance(amount, int) or not 1 <= amount <= 2**32 - 1:
+            raise ValueError("refund amount must be an int from 1 to 4294967295")
+        reply = await self._call(self._core.backend.refund(limit, key, amount), key)
+        return single(reply, limit, key, 0)
+
+    async def release(self, decision: Decision) -> int:
+        """As Limiter.release; runs to completion even if the caller is cancelled."""
+        async def run() -> int:
+            ended = 0
+            for d in decision.decisions:
+                if d.lease is None or not isinstance(d.rule, Concurrency):
+                    continue
+                if d.source == SOURCE_LOCAL:
+                    self._core.local_refund(d, d.cost)
+                    continue
+                if d.source != SOURCE_REDIS:
+                    continue
+                try:
+                    ended += int(await self._call(self.backend.release(d.key, d.lease), d.key))
+                except Exception as exc:
+                    log.warning("redis_rl: lease release failed (%s: %s); not retried", type(exc).__name__, exc)
+            return ended
+
+        task = asyncio.ensure_future(run())
+        _background_tasks.add(task)
+        task.add_done_callback(_background_tasks.discard)
+        return await asyncio.shield(task)
+
+    async def acquire(self, limit: Concurrency, identity: Identity, cost: int = 1, *, id: Optional[str] = None,
+                      tag: Optional[str] = None) -> "AsyncLease":
+        if not isinstance(limit, Concurrency):
+            raise TypeError("acquire/lease need a Concurrency limit")
+        core = self._core
+        key = core.key(limit, identity, tag)
+        lease_id = id if id is not None else uuid.uuid4().hex
+        args = core.backend.check(limit, key, check_cost(cost), lease_id)
+        t0 = time.perf_counter()
+        try:
+            reply = await self._call(args, key)
+            d = core.finish_single(reply, limit, key, cost, t0)
+        except asyncio.CancelledError:
+            # the acquire may have reached the server: end a lease of that id, in the background
+            _background(self._release_quietly(key, lease_id))
+            raise
+        except Exception as exc:
+            d = core.failure(exc, [(limit, key, cost)], t0)
+        return AsyncLease(self, limit, key, d, lease_id if d.allowed else None)
+
+    async def _release_quietly(self, key: str, lease_id: str) -> None:
+        try:
+            await self._call(self.backend.release(key, lease_id), key)
+        except Exception as exc:
+            log.warning("redis_rl: release after a cancelled acquire failed (%s); it expires by itself", exc)
+
+    def lease(self, limit: Concurrency, identity: Identity, cost: int = 1, *, id: Optional[str] = None,
+              renew_every_ms: Optional[int] = None, on_lost: Optional[LostCallback] = None,
+              tag: Optional[str] = None) -> "_AsyncLeaseContext":
+        """`async with limiter.lease(limit, who) as lease:`; releases on every exit path, cancellation included."""
+        return _AsyncLeaseContext(self, limit, identity, cost, id, renew_every_ms, on_lost, tag)
+
+    def reserve(self, limit: Limit, identity: Identity, max_cost: int, *,
+                tag: Optional[str] = None) -> "_ReserveCall":
+        """`r = await limiter.reserve(...)` or `async with limiter.reserve(...) as r:`."""
+        if not limit.refundable:
+            raise TypeError(f"{type(limit).__name__} limits cannot be reserved")
+        return _ReserveCall(self, limit, identity, max_cost, tag)
+
+
+_background_tasks: "set[asyncio.Task[Any]]" = set()
+
+
+def _background(coro: Awaitable[Any]) -> None:
+    task = asyncio.ensure_future(coro)
+    _background_tasks.add(task)
+    task.add_done_callback(_background_tasks.discard)
+
+
+class AsyncLease:
+    def __init__(self, limiter: AsyncLimiter, limit: Concurrency, key: str, decision: Decision,
+                 lease_id: Optional[str]) -> None:
+        self.limiter = limiter
+        self.limit = limit
+        self.key = key
+        self.decision = decision
+        self.id = lease_id
+        self.lost = False
+        self.released = False
+        self.on_lost: Optional[LostCallback] = None
+        self._renewer: Optional["asyncio.Task[None]"] = None
+        self._release_task: Optional["asyncio.Task[bool]"] = None
+
+    @property
+    def acquired(self) -> bool:
+        return self.decision.allowed
+
+    def _mark_lost(self) -> None:
+        if not self.lost:
+            self.lost = True
+            log.warning("redis_rl: lease on %r was lost (expired before renew/release)", self.limit.name)
+            if self.on_lost is not None:
+                try:
+                    r = self.on_lost(self)
+                    if asyncio.iscoroutine(r):
+                        _background(r)
+                except Exception:
+                    log.exception("redis_rl: on_lost callback raised")
+
+    async def renew(self, lease_ms: Optional[int] = None) -> bool:
+        if self.id is None or self.decision.source != SOURCE_REDIS or self.released:
+            return not self.lost
+        args = self.limiter.backend.renew(self.key, self.id, lease_ms or self.limit.lease_ms)
+        if int(await self.limiter._call(args, self.key)) == 1:
+            return True
+        self._mark_lost()
+        return False
+
+    def start_renewer(self, every_ms: int) -> None:
+        if every_ms < 1:
+            raise ValueError("renew_every_ms must be at least 1")
+        if self.id is None or self.decision.source != SOURCE_REDIS:
+            return
+
+        async def run() -> None:
+            while True:
+                await asyncio.sleep(every_ms / 1000)
+                try:
+                    if not await self.renew():
+                        return
+                except asyncio.CancelledError:
+                    raise
+                except Exception as exc:
+                    log.warning("redis_rl: lease renewal failed (%s); will try again", exc)
+
+        self._renewer = asyncio.ensure_future(run())
+
+    async def _do_release(self) -> bool:
+        d = self.decision
+        if self.id is None:
+            return False
+        if d.source == SOURCE_LOCAL:
+            self.limiter._core.local_refund(d, d.cost)
+            return True
+        if d.source != SOURCE_REDIS:
+            return False
+        try:
+            ended = int(await self.limiter._call(self.limiter.backend.release(self.key, self.id), self.key)) == 1
+        except Exception as exc:
+            log.warning("redis_rl: lease release failed (%s: %s); not retried, it expires in %d ms",
+                        type(exc).__name__, exc, self.limit.lease_ms)
+            return False
+        if not ended:
+            self._mark_lost()
+        return ended
+
+    async def release(self) -> bool:
+        """End the lease, once (idempotent). Runs to completion even if the caller is cancelled."""
+        if self._release_task is None:
+            self.released = True
+            if self._renewer is not None:
+                self._renewer.cancel()
+            self._release_task = asyncio.ensure_future(self._do_release())
+            _background_tasks.add(self._release_task)
+            self._release_task.add_done_callback(_background_tasks.discard)
+            return await asyncio.shield(self._release_task)
+        await asyncio.shield(self._release_task)
+        return False
+
+
+class _AsyncLeaseContext:
+    def __init__(self, limiter: AsyncLimiter, limit: Concurrency, identity: Identity, cost: int,
+                 lease_id: Optional[str], renew_every_ms: Optional[int], on_lost: Optional[LostCallback],
+                 tag: Optional[str]) -> None:
+        self._args = (limiter, limit, identity, cost, lease_id, renew_every_ms, on_lost, tag)
+        self.lease: Optional[AsyncLease] = None
+
+    async def __aenter__(self) -> AsyncLease:
+        limiter, limit, identity, cost, lease_id, renew_every_ms, on_lost, tag = self._args
+        lease = await limiter.acquire(limit, identity, cost, id=lease_id, tag=tag)
+        if not lease.acquired:
+            raise RateLimited(lease.decision)
+        lease.on_lost = on_lost
+        self.lease = lease
+        if renew_every_ms is not None:
+            lease.start_renewer(renew_every_ms)
+        return lease
+
+    async def __aexit__(self, exc_type: Optional[Type[BaseException]], exc: Optional[BaseException],
+                        tb: Optional[TracebackType]) -> None:
+        if self.lease is not None:
+            await self.lease.release()
+
+
+class AsyncReservation:
+    def __init__(self, limiter: AsyncLimiter, limit: Limit, key: str, max_cost: int, decision: Decision) -> None:
+        self.limiter = limiter
+        self.limit = limit
+        self.key = key
+        self.max_cost = max_cost
+        self.decision = decision
+        self.settled = False
+        self.refund_decision: Optional[Decision] = None
+
+    @property
+    def allowed(self) -> bool:
+        return self.decision.allowed
+
+    async def settle(self, actual: int) -> Optional[Decision]:
+        """As Reservation.settle: refunds max_cost - actual once; never retried."""
+        if isinstance(actual, bool) or not isinstance(actual, int) or actual < 0:
+            raise ValueError("actual must be a non-negative int")
+        if self.settled:  # no await before this flag: a second caller never refunds again
+            return self.refund_decision
+        self.settled = True
+        d = self.decision
+        if not d.allowed:
+            return None
+        diff = self.max_cost - actual
+        if d.source == SOURCE_LOCAL:
+            if diff > 0:
+                self.limiter._core.local_refund(d, diff)
+            return None
+        if d.source != SOURCE_REDIS or diff == 0:
+            return None
+        try:
+            if diff > 0:
+                self.refund_decision = await self.limiter._refund_key(self.limit, self.key, diff)
+            else:
+                reply = await self.limiter._call(self.limiter.backend.check(self.limit, self.key, -diff), self.key)
+                self.refund_decision = single(reply, self.limit, self.key, -diff)
+        except Exception as exc:
+            log.warning("redis_rl: settle of %r failed (%s: %s); not retried, the units stay charged",
+                        self.limit.name, type(exc).__name__, exc)
+            return None
+        return self.refund_decision
+
+
+class _ReserveCall:
+    def __init__(self, limiter: AsyncLimiter, limit: Limit, identity: Identity, max_cost: int,
+                 tag: Optional[str]) -> None:
+        self._args = (limiter, limit, identity, max_cost, tag)
+        self._r: Optional[AsyncReservation] = None
+
+    async def _run(self) -> AsyncReservation:
+        limiter, limit, identity, max_cost, tag = self._args
+        key = limiter.key(limit, identity, tag)
+        d = await limiter.check(limit, identity, max_cost, tag=tag)
+        return AsyncReservation(limiter, limit, key, max_cost, d)
+
+    def __await__(self) -> Generator[Any, None, AsyncReservation]:
+        return self._run().__await__()
+
+    async def __aenter__(self) -> AsyncReservation:
+        r = self._r = await self._run()
+        if not r.allowed:
+            raise RateLimited(r.decision)
+        return r
+
+    async def __aexit__(self, *exc: Any) -> None:
+        if self._r is not None:
+            self._r.settled = True

@@ -1,0 +1,272 @@
+"""What Limiter and AsyncLimiter share: keys, argument plans, the failure policy."""
+
+from __future__ import annotations
+
+import logging
+import math
+import time
+from collections import Counter
+from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Union
+
+from redis.crc import key_slot
+
+from .backend import Backend, resolve_backend
+from .decision import (SOURCE_FAIL_CLOSED, SOURCE_FAIL_OPEN, SOURCE_LOCAL, Decision, combine, parse_all, parse_fields,
+                       single)
+from .errors import CrossSlotError, classify
+from .limits import FAIL_CLOSED, FAIL_OPEN, Limit, Local, OnError, check_policy
+from .local import LocalStore
+from .metrics import Metrics
+
+log = logging.getLogger("redis_rl")
+
+Identity = Union[str, bytes, int]
+Check = Union[Tuple[Limit, Identity], Tuple[Limit, Identity, int]]
+#: (rule, key, cost)
+Item = Tuple[Limit, str, int]
+FallbackHook = Callable[[Limit, BaseException, Decision], None]
+
+DEFAULT_TIMEOUT_MS = 100
+FAIL_CLOSED_RETRY_MS = 1000
+
+
+def _policy_name(policy: OnError) -> str:
+    return "local" if isinstance(policy, Local) else str(policy)
+
+
+def _is_cluster(client: Any) -> bool:
+    mod = type(client).__module__
+    return "cluster" in mod.split(".") or hasattr(client, "nodes_manager")
+
+
+def derive_client(client: Any, timeout_ms: Optional[int], async_: bool) -> Any:
+    """A client on the same server with its own pool: socket timeouts of timeout_ms and no retries.
+
+    redis-py (6+) retries a timed-out command by default, which would send a
+    limiter call twice (two units consumed for one request) and multiply the
+    wait. Cluster clients and pools we cannot copy are used as given."""
+    if timeout_ms is None or _is_cluster(client):
+        return client
+    pool = getattr(client, "connection_pool", None)
+    kwargs = getattr(pool, "connection_kwargs", None)
+    if pool is None or kwargs is None or type(pool).__name__ not in ("ConnectionPool", "BlockingConnectionPool"):
+        return client
+    if async_:
+        from redis.asyncio.retry import Retry as ARetry
+        from redis.backoff import NoBackoff
+        retry: Any = ARetry(NoBackoff(), 0)
+    else:
+        from redis.backoff import NoBackoff
+        from redis.retry import Retry
+        retry = Retry(NoBackoff(), 0)
+    kw = dict(kwargs)
+    t = timeout_ms / 1000
+    kw["socket_timeout"] = t
+    if "host" in kw:
+        kw["socket_connect_timeout"] = t
+    kw["retry"] = retry
+    kw.pop("retry_on_timeout", None)
+    try:
+        new_pool = type(pool)(connection_class=pool.connection_class, max_connections=pool.max_connections, **kw)
+        return type(client)(connection_pool=new_pool)
+    except Exception as exc:  # an unusual pool: use the client as it is
+        log.warning("redis_rl: could not derive a client with timeout_ms=%s (%s); using the client as given",
+                    timeout_ms, exc)
+        return client
+
+
+class Core:
+    def __init__(
+        self,
+        client: Any,
+        *,
+        prefix: str = "rl:",
+        on_error: OnError = FAIL_CLOSED,
+        timeout_ms: Optional[int] = DEFAULT_TIMEOUT_MS,
+        metrics: Optional[Metrics] = None,
+        backend: Union[None, str, Backend] = None,
+        on_fallback: Optional[FallbackHook] = None,
+        cluster: Optional[bool] = None,
+        clock: Callable[[], int] = time.monotonic_ns,
+        async_: bool = False,
+    ) -> None:
+        if not isinstance(prefix, str):
+            raise TypeError("prefix must be a str")
+        if timeout_ms is not None and (isinstance(timeout_ms, bool) or not isinstance(timeout_ms, int)
+                                       or timeout_ms < 1):
+            raise ValueError("timeout_ms must be a positive int or None")
+        self.given_client = client
+        self.client = derive_client(client, timeout_ms, async_)
+        self.owns_client = self.client is not client
+        self.prefix = prefix
+        self.on_error: OnError = check_policy(on_error) or FAIL_CLOSED
+        self.timeout_ms = timeout_ms
+        self.metrics = metrics
+        self.backend = resolve_backend(backend)
+        self.on_fallback = on_fallback
+        self.cluster = _is_cluster(client) if cluster is None else cluster
+        #: route each command to its key's node ourselves (cluster clients)
+        self.route = _is_cluster(self.client) and callable(getattr(self.client, "get_node_from_key", None))
+        self.local = LocalStore(clock=clock)
+        #: every activation of the failure policy, counted
+        self.fallback_count = 0
+        #: activations per (limit name, policy)
+        self.fallbacks: "Counter[Tuple[str, str]]" = Counter()
+        self._failing = False
+
+    # --- keys --------------------------------------------------------------
+
+    def key(self, rule: Limit, identity: Identity, tag: Optional[str] = None) -> str:
+        """The Redis key of `identity` under `rule`: <prefix>[{tag}:]<name>:<identity>."""
+        if isinstance(identity, bytes):
+            identity = identity.decode("utf-8", "surrogateescape")
+        elif not isinstance(identity, str):
+            identity = str(identity)
+        if rule.key is not None:
+            return rule.key(identity)
+        if tag is not None:
+            if "{" in tag or "}" in tag or not tag:
+                raise ValueError("tag must be non-empty and hold no '{' or '}'")
+            return f"{self.prefix}{{{tag}}}:{rule.name}:{identity}"
+        return f"{self.prefix}{rule.name}:{identity}"
+
+    def plan_all(self, checks: Iterable[Check], cost: int, tag: Optional[str],
+                 lease_id: Optional[str] = None) -> Tuple[List[Item], List[Any]]:
+        items: List[Item] = []
+        key = self.key
+        for check in checks:
+            n = len(check)
+            if n == 2:
+                rule, identity = check  # type: ignore[misc]
+                c = cost
+            elif n == 3:
+                rule, identity, c = check  # type: ignore[misc]
+                c = _cost(c)
+            else:
+                raise TypeError("each check is (limit, identity) or (limit, identity, cost)")
+            if not isinstance(rule, Limit):
+                raise TypeError(f"not a limit: {rule!r}")
+            items.append((rule, key(rule, identity, tag), c))
+        if not items:
+            raise ValueError("check_all needs at least one (limit, identity)")
+        keys = [item[1] for item in items]
+        if len(keys) > 1 and len(set(keys)) != len(keys):
+            raise ValueError("check_all: a key appears twice (same limit name and identity)")
+        if self.cluster and len(keys) > 1:
+            slots = {key_slot(k.encode("utf-8", "surrogateescape")) for k in keys}
+            if len(slots) > 1:
+                raise CrossSlotError(
+                    f"check_all keys map to {len(slots)} cluster slots; pass tag=... (e.g. the tenant id) "
+                    "so all keys share one hash tag")
+        args = self.backend.all(keys, [(item[0], item[2], lease_id) for item in items])
+        return items, args
+
+    # --- replies -----------------------------------------------------------
+
+    def done(self, d: Decision, t0: float) -> Decision:
+        if self._failing:
+            self._failing = False
+            log.warning("redis_rl: Redis answers again; failure policy no longer applied")
+        m = self.metrics
+        if m is not None:
+            m.on_decision(d.name, d, time.perf_counter() - t0)
+        return d
+
+    def finish_single(self, reply: Any, rule: Limit, key: str, cost: int, t0: float) -> Decision:
+        return self.done(single(reply, rule, key, cost), t0)
+
+    def finish_all(self, reply: Any, items: Sequence[Item], t0: float) -> Decision:
+        allowed, retry, replies = parse_all(reply)
+        if len(replies) != len(items):
+            raise TypeError(f"RL.ALL answered {len(replies)} limits for {len(items)} keys")
+        subs = [single(r, rule, key, c) for r, (rule, key, c) in zip(replies, items)]
+        d = combine(allowed, retry, subs)
+        m = self.metrics
+        if self._failing:
+            self._failing = False
+            log.warning("redis_rl: Redis answers again; failure policy no longer applied")
+        if m is not None:
+            latency = time.perf_counter() - t0
+            for s in subs if allowed else d.denied_by:
+                m.on_decision(s.name, s, latency)
+        return d
+
+    # --- the failure policy --------------------------------------------------
+
+    def failure(self, exc: BaseException, items: Sequence[Item], t0: float, peek: bool = False) -> Decision:
+        """Answer from the failure policy, or raise what no policy may absorb."""
+        err = classify(exc)
+        m = self.metrics
+        if m is not None:
+            for rule, _, _ in items:
+                m.on_error(rule.name, exc)
+        if err is not None:
+            if err is exc:
+                raise exc
+            raise err from exc
+        if not self._failing:
+            self._failing = True
+            log.warning("redis_rl: Redis unavailable (%s: %s); applying the failure policy", type(exc).__name__, exc)
+        subs = [self.policy_decision(rule, key, c, exc, peek) for rule, key, c in items]
+        if len(subs) == 1:
+            d = subs[0]
+        else:
+            allowed = all(s.allowed for s in subs)
+            denied = [s.retry_after_ms for s in subs if not s.allowed]
+            retry = 0 if allowed else (-1 if -1 in denied else max(denied))
+            d = combine(allowed, retry, subs)
+        latency = time.perf_counter() - t0
+        for s in subs:
+            policy = _policy_name(s.rule.on_error or self.on_error) if s.rule else "?"
+            self.fallback_count += 1
+            self.fallbacks[(s.name, policy)] += 1
+            if m is not None:
+                m.on_fallback(s.name, policy)
+                m.on_decision(s.name, s, latency)
+            if self.on_fallback is not None:
+                try:
+                    self.on_fallback(s.rule, exc, s)  # type: ignore[arg-type]
+                except Exception:  # a hook must not turn a decision into an outage
+                    log.exception("redis_rl: on_fallback hook raised")
+        return d
+
+    def policy_decision(self, rule: Limit, key: str, cost: int, exc: BaseException, peek: bool) -> Decision:
+        policy = rule.on_error or self.on_error
+        if isinstance(policy, Local):
+            capacity = max(1, math.floor(rule.quota * policy.share))
+            a, lim, rem, retry, reset = self.local.take(key, capacity, max(1, rule.window_ms), cost, peek)
+            return Decision(a, lim, rem, retry, reset, name=rule.name, key=key, rule=rule, cost=cost,
+                            source=SOURCE_LOCAL, error=exc)
+        if policy == FAIL_OPEN:
+            return Decision(True, rule.quota, 0, 0, 0, name=rule.name, key=key, rule=rule, cost=cost,
+                            source=SOURCE_FAIL_OPEN, error=exc)
+        return Decision(False, rule.quota, 0, FAIL_CLOSED_RETRY_MS, 0, name=rule.name, key=key, rule=rule, cost=cost,
+                        source=SOURCE_FAIL_CLOSED, error=exc)
+
+    def local_refund(self, d: Decision, amount: int) -> None:
+        rule = d.rule
+        if rule is None or d.source != SOURCE_LOCAL:
+            return
+        policy = rule.on_error or self.on_error
+        if isinstance(policy, Local):
+            capacity = max(1, math.floor(rule.quota * policy.share))
+            self.local.refund(d.key, capacity, max(1, rule.window_ms), amount)
+
+
+def _cost(cost: object) -> int:
+    if isinstance(cost, bool) or not isinstance(cost, int) or cost < 0 or cost > 2**32 - 1:
+        raise ValueError(f"cost must be an int from 0 to 4294967295, not {cost!r}")
+    return cost
+
+
+def check_cost(cost: object) -> int:
+    return _cost(cost)
+
+
+def parse_int_reply(reply: Any) -> int:
+    if isinstance(reply, bool):
+        return int(reply)
+    return int(reply)
+
+
+__all__ = ["Core", "Check", "Identity", "parse_fields", "Dict"]

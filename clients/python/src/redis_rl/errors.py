@@ -1,0 +1,88 @@
+"""Exceptions, and which Redis failures the failure policy may absorb."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+from typing import TYPE_CHECKING, Optional, Tuple
+
+import redis.exceptions as rex
+
+if TYPE_CHECKING:
+    from .decision import Decision
+
+__all__ = ["RedisRLError", "RateLimited", "CrossSlotError", "ModuleNotLoadedError", "is_unavailable", "classify"]
+
+
+class RedisRLError(Exception):
+    """Base of this library's own errors."""
+
+
+class RateLimited(RedisRLError):
+    """Raised by lease() (and by retry helpers) when a limit denies; carries the Decision."""
+
+    def __init__(self, decision: "Decision") -> None:
+        super().__init__(f"rate limited by {decision.name!r}: retry after {decision.retry_after_ms} ms")
+        self.decision = decision
+
+    @property
+    def retry_after_ms(self) -> int:
+        return self.decision.retry_after_ms
+
+
+class CrossSlotError(RedisRLError, ValueError):
+    """The keys of one check_all hash to different cluster slots (raised before any round trip).
+
+    Pass tag=... so every key carries the same hash tag."""
+
+
+class ModuleNotLoadedError(RedisRLError):
+    """The server does not know the RL.* commands: a misconfiguration, never absorbed by a failure policy."""
+
+
+# Error replies that say "the server cannot serve you right now", not "your call is wrong".
+_TRANSIENT_PREFIXES = ("BUSY ", "LOADING", "MASTERDOWN", "MISCONF", "NOREPLICAS", "TRYAGAIN", "CLUSTERDOWN", "OOM ",
+                       "READONLY", "UNBLOCKED")
+
+
+def _types(*names: str) -> Tuple[type, ...]:
+    # redis>=5: some classes are newer than 5.0
+    return tuple(getattr(rex, n) for n in names if isinstance(getattr(rex, n, None), type))
+
+
+_TRANSIENT_TYPES = _types("BusyLoadingError", "ReadOnlyError", "OutOfMemoryError", "TryAgainError",
+                          "ClusterDownError", "MasterDownError", "SlotNotCoveredError", "MaxConnectionsError")
+_FATAL_TYPES = _types("AuthenticationError", "NoPermissionError", "AuthorizationError", "ExternalAuthProviderError")
+
+
+def is_unavailable(exc: BaseException) -> bool:
+    """True for failures the failure policy answers (timeouts, refused or reset connections,
+    transient server errors); False for errors that must be raised (usage errors such as a bad
+    argument or WRONGTYPE, missing module, authentication or ACL errors)."""
+    if isinstance(exc, _FATAL_TYPES):
+        return False
+    if isinstance(exc, _TRANSIENT_TYPES):
+        return True
+    if isinstance(exc, (rex.ConnectionError, rex.TimeoutError, asyncio.TimeoutError, socket.timeout,
+                        ConnectionError, rex.ClusterError)):
+        return True
+    if isinstance(exc, rex.RedisClusterException):
+        # "No way to dispatch", "all keys must map to the same key slot": usage
+        return False
+    if isinstance(exc, rex.ResponseError):
+        return str(exc).startswith(_TRANSIENT_PREFIXES)
+    if isinstance(exc, OSError):
+        return True
+    return False
+
+
+def classify(exc: BaseException) -> Optional[BaseException]:
+    """None when the failure policy should decide; else the exception to raise."""
+    if is_unavailable(exc):
+        return None
+    if isinstance(exc, rex.ResponseError) and str(exc).lower().startswith("unknown command"):
+        err = ModuleNotLoadedError(f"the server does not know the redis-rl commands ({exc}); load the module "
+                                   "(--loadmodule /path/libredis_rl.so) or pick another backend")
+        err.__cause__ = exc
+        return err
+    return exc

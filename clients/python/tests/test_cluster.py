@@ -1,0 +1,102 @@
+"""A 3-master cluster (three servers on loopback, slots assigned with CLUSTER ADDSLOTSRANGE/MEET):
+RedisCluster and redis.asyncio RedisCluster, keys routed by slot, hash tags, CrossSlotError."""
+
+from __future__ import annotations
+
+import time
+from typing import Iterator, List
+
+import pytest
+import redis
+from redis.asyncio.cluster import RedisCluster as AsyncRedisCluster
+from redis.cluster import RedisCluster
+from redis.crc import key_slot
+
+from conftest import run
+from redis_rl import AsyncLimiter, Concurrency, CrossSlotError, Gcra, Limiter, Slide, TokenBucket
+from redis_server import RedisServer
+
+CLUSTER_DEADLINE_S = 30.0
+
+
+@pytest.fixture(scope="module")
+def cluster() -> Iterator[List[RedisServer]]:
+    nodes: List[RedisServer] = []
+    try:
+        for _ in range(3):
+            nodes.append(RedisServer(extra=["--cluster-enabled", "yes", "--cluster-node-timeout", "5000"]))
+        clients = [redis.Redis(port=n.port, decode_responses=True) for n in nodes]
+        ranges = [(0, 5460), (5461, 10922), (10923, 16383)]
+        for c, (lo, hi) in zip(clients, ranges):
+            c.execute_command("CLUSTER", "ADDSLOTSRANGE", lo, hi)
+        for n in nodes[1:]:
+            clients[0].execute_command("CLUSTER", "MEET", "127.0.0.1", n.port)
+        deadline = time.monotonic() + CLUSTER_DEADLINE_S
+        while True:
+            infos = [c.execute_command("CLUSTER", "INFO") for c in clients]
+            text = [i if isinstance(i, str) else str(i) for i in infos]
+            if all("cluster_state:ok" in t and "cluster_known_nodes:3" in t for t in text):
+                break
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"cluster did not form: {text}")
+            time.sleep(0.1)
+        for c in clients:
+            c.close()
+        yield nodes
+    finally:
+        for n in nodes:
+            n.stop()
+
+
+@pytest.mark.parametrize("protocol", [2, 3])
+def test_cluster_sync(cluster: List[RedisServer], protocol: int) -> None:
+    rc = RedisCluster(host="127.0.0.1", port=cluster[0].port, protocol=protocol)
+    rc.flushall()
+    for n in cluster:
+        redis.Redis(port=n.port).config_resetstat()
+    lim = Limiter(rc)
+    assert lim.client is rc  # a cluster client is used as given
+    g = Gcra(2, 60_000, name="g")
+    idents = [f"user{i}" for i in range(12)]
+    slots = {key_slot(lim.key(g, i).encode()) * 3 // 16384 for i in idents}
+    assert len(slots) == 3  # the keys spread over all three masters
+    for ident in idents:
+        assert [lim.check(g, ident).allowed for _ in range(3)] == [True, True, False]
+        assert lim.peek(g, ident, 0).remaining == 0
+        assert lim.refund(g, ident, 1).remaining == 1
+    user, tenant = Gcra(10, 60_000, name="user"), Slide(1, 60_000, name="tenant")
+    with pytest.raises(CrossSlotError):
+        lim.check_all([(user, "alice"), (tenant, "acme")])
+    a = lim.check_all([(user, "alice"), (tenant, "acme")], tag="acme")
+    b = lim.check_all([(user, "alice"), (tenant, "acme")], tag="acme")
+    assert a.allowed and not b.allowed and b.denied_by[0].name == "tenant"
+    with lim.lease(Concurrency(1, 60_000, name="c"), "job", tag="job") as lease:
+        assert lease.acquired and rc.exists("rl:{job}:c:job") == 1
+    assert rc.exists("rl:{job}:c:job") == 0
+    res = lim.reserve(TokenBucket(100, 100, 60_000, name="tb"), "x", 60)
+    assert res.settle(10).remaining == 90  # type: ignore[union-attr]
+    # each command went straight to its key's node: no COMMAND GETKEYS round trip before an RL.ALL
+    stats = [redis.Redis(port=n.port, decode_responses=True).info("commandstats") for n in cluster]
+    calls = {k.lower(): v["calls"] for s in stats for k, v in s.items()}
+    assert sum(v["calls"] for s in stats for k, v in s.items() if k.lower() == "cmdstat_rl.all") == 2
+    assert "cmdstat_command|getkeys" not in calls, calls
+    rc.close()
+
+
+def test_cluster_async(cluster: List[RedisServer]) -> None:
+    async def main() -> None:
+        rc = AsyncRedisCluster(host="127.0.0.1", port=cluster[0].port)
+        lim = AsyncLimiter(rc)
+        g = Gcra(1, 60_000, name="ag")
+        for i in range(6):
+            assert (await lim.check(g, f"u{i}")).allowed
+            assert not (await lim.check(g, f"u{i}")).allowed
+        with pytest.raises(CrossSlotError):
+            await lim.check_all([(g, "a"), (Slide(1, 1000, name="s"), "b")])
+        d = await lim.check_all([(g, "a"), (Slide(1, 1000, name="s"), "b")], tag="t")
+        assert d.allowed
+        async with lim.lease(Concurrency(1, 60_000, name="ac"), "j", tag="j") as lease:
+            assert lease.acquired
+        assert (await lim.peek(Concurrency(1, 60_000, name="ac"), "j", tag="j")).allowed
+        await rc.aclose()
+    run(main())

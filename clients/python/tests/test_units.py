@@ -1,0 +1,157 @@
+"""No server: limits as values, reply parsing, headers, status, body, keys, cross-slot checks."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any, List
+
+import pytest
+from redis.crc import key_slot
+
+from redis_rl import (Concurrency, CrossSlotError, Decision, Gcra, Limiter, Local, Log, Quota, Slide,
+                      TokenBucket)
+from redis_rl.backend import ModuleBackend
+from redis_rl.decision import combine, parse_all, parse_fields, single
+
+SF_ITEM = re.compile(r'^"[A-Za-z0-9._:/-]+"(;[a-z]+=(\d+|"[A-Za-z0-9._:/-]+"))+$')
+
+
+def sf_list(value: str) -> List[str]:
+    items = value.split(", ")
+    for item in items:
+        assert SF_ITEM.match(item), item
+    return items
+
+
+class Recorder:
+    """A stand-in client that records commands and must never be called by some tests."""
+
+    def __init__(self, reply: Any = None) -> None:
+        self.calls: List[Any] = []
+        self.reply = reply
+
+    def execute_command(self, *args: Any) -> Any:
+        self.calls.append(args)
+        return self.reply
+
+
+def test_limits_validate_and_name() -> None:
+    assert Gcra(100, 60_000).name == "gcra-100-per-60000ms"
+    assert Gcra(100, 60_000, burst=10).params == (100, 60_000, "BURST", 10)
+    assert TokenBucket(10, 1, 1000).window_ms == 10_000
+    assert Quota(5, "month", tz="Europe/Berlin").params == (5, "MONTH", "TZ", "Europe/Berlin")
+    assert Quota(5, 3_600_000).name == "quota-5-per-3600000ms"
+    assert Concurrency(3, 1000).lease_ms == 1000
+    for bad in (lambda: Gcra(0, 1000), lambda: Gcra(1, 0), lambda: Gcra(True, 1000), lambda: Log(10_001, 1),
+                lambda: Quota(1, "FORTNIGHT"), lambda: Quota(1, 1000, tz="UTC"), lambda: Gcra(1, 1, name='a"b'),
+                lambda: Concurrency(100_001, 1), lambda: Gcra(1, 1, on_error="maybe"), lambda: Local(0)):
+        with pytest.raises((ValueError, TypeError)):
+            bad()
+    assert Gcra(1, 1, on_error="local").on_error == Local()
+    assert Gcra(5, 1000) == Gcra(5, 1000) and hash(Gcra(5, 1000)) == hash(Gcra(5, 1000))
+
+
+def test_args_built_per_kind() -> None:
+    b = ModuleBackend()
+    assert b.check(Gcra(5, 1000), "k", 1) == ["RL.GCRA", "k", 5, 1000]
+    assert b.check(Gcra(5, 1000, burst=2), "k", 3) == ["RL.GCRA", "k", 5, 1000, "BURST", 2, "COST", 3]
+    assert b.refund(Slide(5, 1000), "k", 2) == ["RL.SLIDE", "k", 5, 1000, "REFUND", 2]
+    assert b.peek(TokenBucket(5, 1, 10), "k", 1) == ["RL.PEEK", "TOKENBUCKET", "k", 5, 1, 10]
+    assert b.check(Concurrency(2, 500), "k", 1, "id1") == ["RL.ACQUIRE", "k", 2, 500, "ID", "id1"]
+    assert b.all(["a", "b"], [(Gcra(1, 10), 1, None), (Quota(3, "DAY", tz="UTC"), 2, None)]) == [
+        "RL.ALL", 2, "a", "b", "GCRA", 1, 10, "QUOTA", 3, "DAY", "TZ", "UTC", "COST", 2]
+    with pytest.raises(TypeError):
+        b.refund(Concurrency(1, 1), "k", 1)
+
+
+@pytest.mark.parametrize("reply", [
+    [0, 5, 0, 1200, 3000],
+    {b"allowed": False, b"limit": 5, b"remaining": 0, b"retry_after_ms": 1200, b"reset_after_ms": 3000},
+    {"allowed": False, "limit": 5, "remaining": 0, "retry_after_ms": 1200, "reset_after_ms": 3000},
+])
+def test_parse_single_resp2_resp3(reply: Any) -> None:
+    assert parse_fields(reply) == (False, 5, 0, 1200, 3000, None)
+
+
+def test_parse_lease_and_all() -> None:
+    assert parse_fields([1, 2, 1, 0, 500, b"id-1"])[5] == "id-1"
+    assert parse_fields({b"allowed": True, b"limit": 2, b"remaining": 1, b"retry_after_ms": 0,
+                         b"reset_after_ms": 5, b"lease": b"x"})[5] == "x"
+    resp2 = [0, -1, [1, 1, 0, 0, 1000], [0, 1, 1, -1, 0]]
+    resp3 = {b"allowed": False, b"retry_after_ms": -1, b"limits": [
+        {b"allowed": True, b"limit": 1, b"remaining": 0, b"retry_after_ms": 0, b"reset_after_ms": 1000},
+        {b"allowed": False, b"limit": 1, b"remaining": 1, b"retry_after_ms": -1, b"reset_after_ms": 0}]}
+    for reply in (resp2, resp3):
+        allowed, retry, subs = parse_all(reply)
+        assert (allowed, retry, len(subs)) == (False, -1, 2)
+        assert [parse_fields(s)[3] for s in subs] == [0, -1]
+
+
+def test_headers_syntax_and_t() -> None:
+    g = Gcra(10, 60_000, name="api")
+    # 4 of 10 left, full in 36 s: one unit per 6 s, so the 5th comes back in 36 - 5*6 = 6 s
+    d = single([1, 10, 4, 0, 36_000], g, "k", 1)
+    h = d.headers()
+    assert h == {"RateLimit-Policy": '"api";q=10;w=60', "RateLimit": '"api";r=4;t=6'}
+    assert d.status == 200 and "Retry-After" not in h
+    denied = single([0, 10, 0, 2500, 60_000], g, "k", 1)
+    h = denied.headers()
+    assert h["Retry-After"] == "3" and h["RateLimit"] == '"api";r=0;t=3' and denied.status == 429
+    q = single([1, 100, 99, 0, 3_600_000], Quota(100, "HOUR", name="hourly"), "k", 1)
+    assert q.headers()["RateLimit"] == '"hourly";r=99;t=3600'
+    full = single([1, 10, 10, 0, 0], g, "k", 0)
+    assert full.headers()["RateLimit"] == '"api";r=10;t=0'
+
+
+def test_never_is_413_and_concurrency_503() -> None:
+    never = single([0, 10, 10, -1, 0], Gcra(10, 1000), "k", 11)
+    assert never.never and never.status == 413 and "Retry-After" not in never.headers()
+    assert never.body()["error"] == "request_too_large"
+    full = single([0, 2, 0, 700, 900, None], Concurrency(2, 1000, name="upstream"), "k", 1)
+    assert full.status == 503 and full.headers() == {"Retry-After": "1"}
+    assert full.body()["error"] == "concurrency_limited"
+
+
+def test_combined_most_restrictive_first() -> None:
+    a = single([1, 100, 50, 0, 1000], Gcra(100, 1000, name="per-user"), "rl:per-user:alice", 1)
+    b = single([0, 10, 0, 4000, 9000], Slide(10, 10_000, name="per-tenant"), "rl:per-tenant:acme", 1)
+    c = single([0, 5, 0, 9000, 9000], Quota(5, 10_000, name="daily"), "rl:daily:acme", 1)
+    d = combine(False, 9000, [a, b, c])
+    assert [x.name for x in d.denied_by] == ["daily", "per-tenant"]
+    assert d.name == "daily" and d.retry_after_ms == 9000 and d.status == 429
+    h = d.headers()
+    assert [i.split(";")[0] for i in sf_list(h["RateLimit"])] == ['"daily"', '"per-tenant"', '"per-user"']
+    sf_list(h["RateLimit-Policy"])
+    assert h["Retry-After"] == "9"
+    body = json.dumps(d.body())
+    assert "alice" not in body and "acme" not in body and '"limit": "daily"' in body
+    ok = combine(True, 0, [single([1, 100, 50, 0, 1000], a.rule, "x", 1),  # type: ignore[arg-type]
+                           single([1, 10, 3, 0, 1000], b.rule, "y", 1)])  # type: ignore[arg-type]
+    assert ok.name == "per-tenant" and ok.remaining == 3 and ok.denied_by == []
+
+
+def test_fail_sources_headers() -> None:
+    d = Decision(False, 5, 0, 1000, 0, name="x", source="fail_closed")
+    assert d.status == 503 and d.headers() == {"Retry-After": "1"} and d.body()["error"] == "rate_limiter_unavailable"
+    assert Decision(True, 5, 0, 0, 0, source="fail_open").headers() == {}
+
+
+def test_keys_tags_and_cross_slot_before_any_round_trip() -> None:
+    rec = Recorder()
+    lim = Limiter(rec, prefix="app:", cluster=True, timeout_ms=None)
+    user, tenant = Gcra(10, 1000, name="user"), Slide(100, 1000, name="tenant")
+    assert lim.key(user, "alice") == "app:user:alice"
+    assert lim.key(user, "alice", tag="acme") == "app:{acme}:user:alice"
+    assert key_slot(b"app:user:alice") != key_slot(b"app:tenant:alice")
+    with pytest.raises(CrossSlotError):
+        lim.check_all([(user, "alice"), (tenant, "alice")])
+    assert rec.calls == []  # raised before any round trip
+    rec.reply = [1, 0, [1, 10, 9, 0, 100], [1, 100, 99, 0, 10]]
+    d = lim.check_all([(user, "alice"), (tenant, "acme", 3)], tag="acme")
+    assert d.allowed and rec.calls[0][:4] == ("RL.ALL", 2, "app:{acme}:user:alice", "app:{acme}:tenant:acme")
+    assert rec.calls[0][-2:] == ("COST", 3)
+    custom = Gcra(1, 1, name="c", key=lambda ident: f"custom:{ident}")
+    assert lim.key(custom, "z") == "custom:z"
+    with pytest.raises(ValueError):
+        lim.check_all([(user, "a"), (user, "a")], tag="t")
