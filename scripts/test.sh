@@ -171,6 +171,21 @@ for server in "$@"; do
         echo "== integration suite FAILED on $label ($bin) ==" >&2
         record "integration suite on $label" FAILED $((SECONDS - start))
     fi
+    # The client libraries, the exporter and the Lua library against the
+    # same server (each script installs its own packages, once).
+    for suite in python-client node-client exporter lua; do
+        script=scripts/test-$suite.sh
+        [[ -f $script ]] || continue
+        echo
+        echo "== $suite on $label ($bin) =="
+        start=$SECONDS
+        if REDIS_SERVER=$bin bash "$script"; then
+            record "$suite on $label" ok $((SECONDS - start))
+        else
+            echo "== $suite FAILED on $label ($bin) ==" >&2
+            record "$suite on $label" FAILED $((SECONDS - start))
+        fi
+    done
     # The example services (examples/python, examples/node) against the same server.
     echo
     echo "== examples on $label ($bin) =="
@@ -182,6 +197,21 @@ for server in "$@"; do
         record "examples on $label" FAILED $((SECONDS - start))
     fi
 done
+
+# Once, on the first server: the exporter's end-to-end run (a 3-master
+# cluster under traffic, a real Prometheus, the Grafana dashboard's queries,
+# headless Chromium on the live page).
+if [[ -x scripts/test-exporter.sh && $# -gt 0 ]]; then
+    bin=$(realpath -s "$(command -v "$1" || echo "$1")")
+    echo
+    echo "== exporter end to end (Prometheus, Grafana queries, Chromium) on $(describe "$bin" || echo "$1") =="
+    start=$SECONDS
+    if REDIS_SERVER=$bin RL_EXPORTER_FULL=1 bash scripts/test-exporter.sh; then
+        record "exporter end to end" ok $((SECONDS - start))
+    else
+        record "exporter end to end" FAILED $((SECONDS - start))
+    fi
+fi
 
 echo
 echo "== summary =="
