@@ -196,9 +196,6 @@ def parse_target(url, args):
 # ------------------------------------------------------------ scraping ----
 
 KIND_COUNTERS = ["calls", "allowed", "denied", "never", "refunds", "errors"]
-# Fields the waiting issue may add to a kind's line: counted if present.
-KIND_OPTIONAL_COUNTERS = ["waits", "grants", "timeouts"]
-KIND_GAUGES = {"waiting": ("redis_rl_waiting_clients", "Clients blocked in a WAIT now.")}
 MODULE_COUNTERS = {
     "effects_propagated": "Writes handed to replicas and the AOF as RL.APPLY.",
     "keys_created": "Limiter keys created (a write to a key that did not exist).",
@@ -495,29 +492,31 @@ class Exporter:
             "never": "Calls denied that can never succeed (cost above the limit, retry -1).",
             "refunds": "Refunds answered (REFUND n; RL.ALL: refund specs of allowed calls).",
             "errors": "Calls answered with an error (bad arguments, WRONGTYPE).",
-            "waits": "Calls that waited (WAIT).",
-            "grants": "Waiters granted after waiting.",
-            "timeouts": "Waiters whose timeout passed.",
         }
         kinds = []
         for r in up:
             for field, value in r["info"].items():
                 if field.startswith("rl_") and isinstance(value, dict) and "calls" in value:
                     kinds.append((r["node"], field[3:], value))
-        for c in KIND_COUNTERS + KIND_OPTIONAL_COUNTERS:
+        for c in KIND_COUNTERS:
             name = f"redis_rl_{c}_total"
             rows = [(n, k, v[c]) for n, k, v in kinds if c in v]
-            if c in KIND_OPTIONAL_COUNTERS and not rows:
-                continue
             fam(name, "counter", help_of[c] + " From INFO rl, per command (kind) and node.")
             for n, k, v in rows:
                 m.add(name, {"node": n, "kind": k}, v)
-        for field, (name, text) in KIND_GAUGES.items():
-            rows = [(n, k, v[field]) for n, k, v in kinds if field in v]
+        # RL.ACQUIRE ... WAIT: INFO rl's rl_wait line (the server's own).
+        waits = [(r["node"], r["info"]["rl_wait"]) for r in up if isinstance(r["info"].get("rl_wait"), dict)]
+        for field, name, kind, text in (
+            ("waits", "redis_rl_waits_total", "counter", "Calls that blocked in RL.ACQUIRE ... WAIT."),
+            ("grants", "redis_rl_wait_grants_total", "counter", "Waiters granted a lease after waiting."),
+            ("timeouts", "redis_rl_wait_timeouts_total", "counter", "Waiters whose timeout passed."),
+            ("waiting", "redis_rl_waiting_clients", "gauge", "Clients waiting in RL.ACQUIRE ... WAIT now."),
+        ):
+            rows = [(n, w[field]) for n, w in waits if field in w]
             if rows:
-                fam(name, "gauge", text)
-                for n, k, v in rows:
-                    m.add(name, {"node": n, "kind": k}, v)
+                fam(name, kind, text + " From INFO rl's rl_wait, per node.")
+                for n, v in rows:
+                    m.add(name, {"node": n}, v)
         for field, text in MODULE_COUNTERS.items():
             name = f"redis_rl_{field}_total"
             fam(name, "counter", text)

@@ -80,8 +80,10 @@ class Standalone(unittest.TestCase):
         got = {l["le"]: v for l, v in series(self.m, H + "_bucket", node=node)}
         self.assertEqual(got, want)
         self.assertEqual(sample(self.m, H + "_count", node=node), 6)
-        # INFO rl has no sum of retries: no _sum rather than a wrong one.
-        self.assertIsNone(sample(self.m, H + "_sum", node=node))
+        # The module sums the retries (rl_retry_after_cumulative's sum_ms):
+        # _sum is exactly the denials' retry_after_ms, in seconds.
+        retries = [self.replies[i][3] for i in (1, 2, 3, 9, 11)] + [self.replies[13][1]]
+        self.assertAlmostEqual(sample(self.m, H + "_sum", node=node), sum(retries) / 1000, places=6)
         self.assertEqual(sample(self.m, "redis_rl_retry_after_never_total", node=node), 1)
         # The buckets add up to every denied (not never) of every line.
         denied = sum(v for _, v in series(self.m, "redis_rl_denied_total", node=node))
@@ -117,6 +119,25 @@ class Standalone(unittest.TestCase):
         ok, out = promtool_check(self.text)
         self.assertTrue(ok, out)
         self.assertEqual(out, "", "promtool lint findings")
+
+
+class Waits(unittest.TestCase):
+    def test_rl_wait_counters_and_the_waiting_gauge(self):
+        server = RedisServer()
+        self.addCleanup(server.stop)
+        server.call("RL.ACQUIRE", "w", 1, 60000)
+        # Blocks; its 50 ms timeout passes (real time, bounded by the server).
+        server.call("RL.ACQUIRE", "w", 1, 60000, "WAIT", 50)
+        exporter = Exporter("--redis", server.url)
+        self.addCleanup(exporter.stop)
+        text, m = exporter.metrics()
+        node = server.name
+        self.assertEqual(sample(m, "redis_rl_waits_total", node=node), 1)
+        self.assertEqual(sample(m, "redis_rl_wait_timeouts_total", node=node), 1)
+        self.assertEqual(sample(m, "redis_rl_wait_grants_total", node=node), 0)
+        self.assertEqual(sample(m, "redis_rl_waiting_clients", node=node), 0)
+        ok, out = promtool_check(text)
+        self.assertTrue(ok, out)
 
 
 class Resets(unittest.TestCase):
