@@ -16,10 +16,12 @@ from redis_server import RedisServer
 
 HERE = pathlib.Path(__file__).resolve().parent
 README = HERE.parent / "README.md"
+# The project's own README shows the library too: its blocks run here as well.
+TOP_README = HERE.parents[2] / "README.md"
 
 
-def python_blocks() -> List[str]:
-    return re.findall(r"^```python\n(.*?)^```", README.read_text(), flags=re.S | re.M)
+def python_blocks(readme: pathlib.Path = README) -> List[str]:
+    return re.findall(r"^```python\n(.*?)^```", readme.read_text(), flags=re.S | re.M)
 
 
 def run_block(code: str, url: str) -> subprocess.CompletedProcess:  # type: ignore[type-arg]
@@ -50,3 +52,11 @@ def quick_start_ok(stdout: str) -> bool:
         return False
     return lines[4].startswith("429 {") and "'Retry-After': '20'" in lines[4] and \
         '\'RateLimit\': \'"per-user";r=0;t=20\'' in lines[4]
+
+
+@pytest.mark.parametrize("index", range(len(python_blocks(TOP_README))) if TOP_README.exists() else [])
+def test_top_level_readme_block_runs(server: RedisServer, index: int) -> None:
+    redis.Redis(port=server.port).flushall()
+    code = python_blocks(TOP_README)[index]
+    out = run_block(code, server.url)
+    assert out.returncode == 0, f"README.md block {index} failed:\n{code}\n--- stderr:\n{out.stderr}"
