@@ -1,0 +1,1584 @@
+#!lua name=redis_rl
+-- redis-rl as a Redis Functions library: the module's limiters for servers
+-- that refuse MODULE LOAD (managed Redis and Valkey). One source, two ways:
+--
+--   FUNCTION LOAD REPLACE "$(cat lua/redis_rl.lua)"         (Redis 7+, Valkey 7.2+)
+--   FCALL rl_gcra 1 key 10 1000 BURST 5
+--   FCALL_RO rl_peek 1 key GCRA 10 1000
+--
+-- or, where functions are refused, the same file with its first line (the
+-- shebang above) emptied, through SCRIPT LOAD / EVALSHA, the function's name
+-- first among the arguments:
+--
+--   EVALSHA <sha> 1 key rl_gcra 10 1000 BURST 5
+--
+-- Arguments after the keys, replies (the RESP2 forms, on every protocol),
+-- error texts and invariants are those of the module's commands (SPEC.md,
+-- "Where modules cannot be loaded"). The module's source is the reference;
+-- comments below name the Rust function each part follows.
+--
+-- Numbers: Lua 5.1 numbers are doubles, exact for integers below 2^53.
+-- Every value here is either such a number or, when it does not fit, an
+-- exact multi-limb integer (the X table below), so no decision is ever made
+-- on a rounded value. Internal time is the module's: nanoseconds for GCRA and
+-- the token bucket (whose charges are fractions of a microsecond), whole
+-- microseconds for the log, the sliding window and leases (the server's clock
+-- is whole microseconds, so that loses nothing), milliseconds for quotas.
+-- The clock is TIME, read as the module reads its clock: whole microseconds
+-- on Redis 7.2+ and Valkey, whole milliseconds before 7.2.
+
+local LIB_VERSION = '1.0.0'
+
+---------------------------------------------------------------------------
+-- Exact non-negative integers: a Lua number below 2^53, or a table of base
+-- 10^6 limbs (least significant first, normalized: a table always holds a
+-- value of at least 2^53).
+---------------------------------------------------------------------------
+-- Redis 8 lets a library's load-time code see no global but `redis`, so
+-- the library is built on the first call, not when it is loaded.
+local function build()
+local X = {}
+local BASE = 1000000
+local LIM = 9007199254740992 -- 2^53
+local floor = math.floor
+
+local function tobig(x)
+  local t, i = {}, 0
+  repeat
+    i = i + 1
+    local q = floor(x / BASE)
+    t[i] = x - q * BASE
+    x = q
+  until x == 0
+  return t
+end
+
+local function norm(t)
+  local n = #t
+  while n > 1 and t[n] == 0 do
+    t[n] = nil
+    n = n - 1
+  end
+  if n == 1 then return t[1] end
+  if n == 2 then return t[1] + t[2] * BASE end
+  if n == 3 and t[3] <= 9007 then
+    local v = t[1] + t[2] * BASE + t[3] * BASE * BASE
+    if v < LIM then return v end
+  end
+  return t
+end
+
+local function add_big(a, b)
+  local r, carry = {}, 0
+  local n = #a > #b and #a or #b
+  for i = 1, n do
+    local s = (a[i] or 0) + (b[i] or 0) + carry
+    if s >= BASE then
+      r[i] = s - BASE
+      carry = 1
+    else
+      r[i] = s
+      carry = 0
+    end
+  end
+  if carry > 0 then r[n + 1] = carry end
+  return norm(r)
+end
+
+local function sub_big(a, b)
+  local r, borrow = {}, 0
+  for i = 1, #a do
+    local s = a[i] - (b[i] or 0) - borrow
+    if s < 0 then
+      r[i] = s + BASE
+      borrow = 1
+    else
+      r[i] = s
+      borrow = 0
+    end
+  end
+  if borrow ~= 0 then error('redis_rl: negative difference') end
+  return norm(r)
+end
+
+local function mul_big(a, b)
+  local r = {}
+  for i = 1, #a + #b do r[i] = 0 end
+  for i = 1, #a do
+    local ai, carry = a[i], 0
+    if ai ~= 0 then
+      for j = 1, #b do
+        local t = r[i + j - 1] + ai * b[j] + carry
+        carry = floor(t / BASE)
+        r[i + j - 1] = t - carry * BASE
+      end
+      local k = i + #b
+      while carry > 0 do
+        local t = r[k] + carry
+        carry = floor(t / BASE)
+        r[k] = t - carry * BASE
+        k = k + 1
+      end
+    end
+  end
+  return norm(r)
+end
+
+local function tofloat(x)
+  if type(x) ~= 'table' then return x end
+  local v = 0
+  for i = #x, 1, -1 do v = v * BASE + x[i] end
+  return v
+end
+
+function X.cmp(a, b)
+  local ba, bb = type(a) == 'table', type(b) == 'table'
+  if not ba and not bb then
+    if a < b then return -1 elseif a > b then return 1 else return 0 end
+  end
+  if not ba then return -1 end
+  if not bb then return 1 end
+  if #a ~= #b then return #a < #b and -1 or 1 end
+  for i = #a, 1, -1 do
+    if a[i] ~= b[i] then return a[i] < b[i] and -1 or 1 end
+  end
+  return 0
+end
+local cmp = X.cmp
+
+function X.add(a, b)
+  if type(a) ~= 'table' and type(b) ~= 'table' then
+    local s = a + b
+    if s < LIM then return s end
+  end
+  return add_big(type(a) == 'table' and a or tobig(a), type(b) == 'table' and b or tobig(b))
+end
+
+-- a - b, a >= b.
+function X.sub(a, b)
+  if type(a) ~= 'table' then
+    if type(b) == 'table' or b > a then error('redis_rl: negative difference') end
+    return a - b
+  end
+  return sub_big(a, type(b) == 'table' and b or tobig(b))
+end
+
+function X.satsub(a, b)
+  if cmp(a, b) <= 0 then return 0 end
+  return X.sub(a, b)
+end
+
+function X.mul(a, b)
+  if type(a) ~= 'table' and type(b) ~= 'table' then
+    local p = a * b
+    if p < LIM then return p end
+  end
+  if a == 0 or b == 0 then return 0 end
+  return mul_big(type(a) == 'table' and a or tobig(a), type(b) == 'table' and b or tobig(b))
+end
+
+-- floor(a / d) and a % d, d > 0.
+function X.divmod(a, d)
+  if type(a) ~= 'table' then
+    if type(d) == 'table' then return 0, a end
+    -- a < 2^53: the quotient of doubles, floored, is exact.
+    local q = floor(a / d)
+    return q, a - q * d
+  end
+  if type(d) ~= 'table' and d < 9e9 then
+    -- Short division: r * BASE + limb < d * BASE < 2^53.
+    local q, r = {}, 0
+    for i = #a, 1, -1 do
+      local t = r * BASE + a[i]
+      local qi = floor(t / d)
+      q[i] = qi
+      r = t - qi * d
+    end
+    return norm(q), r
+  end
+  -- Long division, one base-10^6 digit at a time; each digit estimated in
+  -- floating point and corrected exactly (the loops make it exact whatever
+  -- the estimate).
+  local D = d
+  local df = tofloat(D)
+  local q, r = {}, 0
+  for i = #a, 1, -1 do
+    r = X.add(X.mul(r, BASE), a[i])
+    local qd = 0
+    if cmp(r, D) >= 0 then
+      qd = floor(tofloat(r) / df)
+      if qd >= BASE then qd = BASE - 1 end
+      if qd < 1 then qd = 1 end
+      local t = X.mul(D, qd)
+      while cmp(t, r) > 0 do
+        qd = qd - 1
+        t = X.sub(t, D)
+      end
+      r = X.sub(r, t)
+      while cmp(r, D) >= 0 do
+        qd = qd + 1
+        r = X.sub(r, D)
+      end
+    end
+    q[i] = qd
+  end
+  return norm(q), r
+end
+
+function X.ceildiv(a, d)
+  local q, r = X.divmod(a, d)
+  if r ~= 0 then q = X.add(q, 1) end
+  return q
+end
+
+function X.muldivfloor(a, b, d)
+  return (X.divmod(X.mul(a, b), d))
+end
+
+function X.muldivceil(a, b, d)
+  return X.ceildiv(X.mul(a, b), d)
+end
+
+function X.min(a, b) return cmp(a, b) <= 0 and a or b end
+function X.max(a, b) return cmp(a, b) >= 0 and a or b end
+
+function X.tostr(x)
+  if type(x) ~= 'table' then return string.format('%.0f', x) end
+  local parts = { string.format('%d', x[#x]) }
+  for i = #x - 1, 1, -1 do parts[#parts + 1] = string.format('%06d', x[i]) end
+  return table.concat(parts)
+end
+
+-- A decimal string of digits (as this library stores them).
+function X.parse(s)
+  local n = #s
+  if n <= 15 then return tonumber(s) end
+  local t, i = {}, 0
+  while n > 0 do
+    i = i + 1
+    local from = n - 5
+    if from < 1 then from = 1 end
+    t[i] = tonumber(s:sub(from, n))
+    n = from - 1
+  end
+  return norm(t)
+end
+
+---------------------------------------------------------------------------
+-- Errors, argument parsing (module/args.rs)
+---------------------------------------------------------------------------
+local WRONGTYPE = 'WRONGTYPE Operation against a key holding the wrong kind of value'
+local MAX_COUNT = 4294967295
+local MAX_PERIOD_MS = 1000000000000
+local MAX_SPAN_MS = 1000000000000
+local MAX_ID_LEN = 128
+
+-- Our own error: raised as a table, answered as an error reply.
+local function fail(msg) error({ rl_error = msg }, 0) end
+
+local function arity(cmd) fail("ERR wrong number of arguments for '" .. cmd .. "' command") end
+
+local function fmt(n) return string.format('%.0f', n) end
+
+-- string2ll's grammar: "0", or an optional '-' and digits without a leading 0.
+-- Returns nil if not an integer, -1 for a negative one, math.huge past 2^64.
+local function parse_integer(s)
+  if s == '0' then return 0 end
+  if s:find('^%-[1-9]%d*$') then return -1 end
+  if not s:find('^[1-9]%d*$') then return nil end
+  if #s > 20 then return math.huge end
+  return tonumber(s)
+end
+
+local function int_in(s, name, min, max)
+  local v = parse_integer(s)
+  if v == nil then fail('ERR ' .. name .. ' is not an integer') end
+  if v < min or v > max then
+    fail('ERR ' .. name .. ' is out of range (must be ' .. fmt(min) .. ' to ' .. fmt(max) .. ')')
+  end
+  return v
+end
+
+local function printable(word)
+  if #word == 0 or #word > 32 or word:find('[^\33-\126]') then return nil end
+  return word
+end
+
+local function unknown_option(word)
+  local p = printable(word)
+  if p then fail("ERR syntax error: unknown option '" .. p .. "'") end
+  fail('ERR syntax error: unknown option')
+end
+
+-- A cursor over args[at..last] (Cursor in args.rs): spec names the RL.ALL
+-- spec keyword (MissingArg instead of wrong arity), peek and refund say
+-- whether PEEK / REFUND are options here.
+local function cursor(args, at, last, cmd, spec, peek, refund)
+  return { args = args, at = at, last = last, cmd = cmd, spec = spec, peek = peek, refund = refund }
+end
+
+local function next_arg(c, name)
+  if c.at > c.last then
+    if c.spec then fail('ERR syntax error: ' .. c.spec .. ' needs ' .. name) end
+    arity(c.cmd)
+  end
+  c.at = c.at + 1
+  return c.args[c.at - 1]
+end
+
+local function next_count(c, name) return int_in(next_arg(c, name), name, 1, MAX_COUNT) end
+local function next_period(c, name) return int_in(next_arg(c, name), name, 1, MAX_PERIOD_MS) end
+
+-- parse_options: BURST (if burst), extra (TZ or ID), COST, REFUND, PEEK.
+local function options(c, burst, extra)
+  local args, last = c.args, c.last
+  local o = { cost = 1 }
+  local cost_seen, extra_value = false, nil
+  local i = c.at
+  while i <= last do
+    local w = args[i]:upper()
+    local function value(name)
+      if i + 1 <= last then return args[i + 1] end
+      fail('ERR syntax error: ' .. name .. ' needs a value')
+    end
+    if burst and w == 'BURST' then
+      if o.burst then fail('ERR syntax error: BURST given more than once') end
+      o.burst = int_in(value('BURST'), 'BURST', 1, MAX_COUNT)
+      i = i + 2
+    elseif extra and w == extra then
+      if extra_value then fail('ERR syntax error: ' .. extra .. ' given more than once') end
+      extra_value = value(extra)
+      i = i + 2
+    elseif w == 'COST' then
+      if cost_seen then fail('ERR syntax error: COST given more than once') end
+      if o.refund then fail('ERR syntax error: REFUND cannot be combined with COST') end
+      o.cost = int_in(value('COST'), 'COST', 0, MAX_COUNT)
+      cost_seen = true
+      i = i + 2
+    elseif c.refund and w == 'REFUND' then
+      if o.refund then fail('ERR syntax error: REFUND given more than once') end
+      if cost_seen then fail('ERR syntax error: REFUND cannot be combined with COST') end
+      if o.peek then fail('ERR syntax error: REFUND cannot be combined with PEEK') end
+      o.refund = int_in(value('REFUND'), 'REFUND', 1, MAX_COUNT)
+      i = i + 2
+    elseif c.peek and w == 'PEEK' then
+      if o.peek then fail('ERR syntax error: PEEK given more than once') end
+      if o.refund then fail('ERR syntax error: REFUND cannot be combined with PEEK') end
+      o.peek = true
+      i = i + 1
+    else
+      unknown_option(args[i])
+    end
+  end
+  c.at = last + 1
+  return o, extra_value
+end
+
+---------------------------------------------------------------------------
+-- Time
+---------------------------------------------------------------------------
+local function now_us()
+  local t = redis.call('TIME')
+  local raw = tonumber(t[1]) * 1000000 + tonumber(t[2])
+  local us = raw
+  -- The module's clock: RedisModule_CachedMicroseconds (7.2+), else
+  -- RedisModule_Milliseconds.
+  local v = redis.REDIS_VERSION_NUM
+  if v == nil or v < 0x070200 then us = us - us % 1000 end
+  return us, raw
+end
+
+local function ceil_ms_us(us) return floor((us + 999) / 1000) end
+
+---------------------------------------------------------------------------
+-- Decisions and replies
+---------------------------------------------------------------------------
+local function decision(allowed, limit, remaining, retry, reset)
+  return { allowed = allowed, limit = limit, remaining = remaining, retry = retry, reset = reset }
+end
+
+local function reply5(d)
+  return { d.allowed and 1 or 0, d.limit, d.remaining, d.retry, d.reset }
+end
+
+---------------------------------------------------------------------------
+-- Key reads: a string state with a one-letter kind tag
+---------------------------------------------------------------------------
+local function get_string(key, tag)
+  local ok, v = pcall(redis.call, 'GET', key)
+  if not ok then fail(WRONGTYPE) end
+  if not v then return nil end
+  if v:sub(1, 1) ~= tag then fail(WRONGTYPE) end
+  return v:sub(2)
+end
+
+local function set_string(key, value, expire_at_ms)
+  redis.call('SET', key, value, 'PXAT', fmt(expire_at_ms))
+end
+
+local function del_key(key, existed)
+  if existed then redis.call('DEL', key) end
+end
+
+---------------------------------------------------------------------------
+-- The schedule GCRA and the token bucket share (core/schedule.rs), in ns.
+---------------------------------------------------------------------------
+local S = {}
+
+function S.new(period_ms, count, burst)
+  if cmp(X.mul(burst, period_ms), X.mul(MAX_SPAN_MS, count)) > 0 then return nil end
+  local P = X.mul(period_ms, 1000000)
+  local unit = X.ceildiv(P, count)
+  local burst_ns = X.mul(burst, unit)
+  local below_next = X.sub(X.muldivceil(burst + 1, P, count), 1)
+  return { P = P, L = count, B = burst, unit = unit, allow = X.min(burst_ns, below_next) }
+end
+
+local function charge(s, cost)
+  if cost == 1 then return s.unit end
+  return X.muldivceil(cost, s.P, s.L)
+end
+
+local function span(s) return X.max(s.allow, X.muldivceil(s.B, s.P, s.L)) end
+
+local function remaining_at(s, backlog)
+  if backlog == 0 then return s.B end
+  local room = X.satsub(s.allow, backlog)
+  return X.min(X.muldivfloor(room, s.L, s.P), s.B - 1)
+end
+
+local function ceil_ms_ns(ns) return X.ceildiv(ns, 1000000) end
+
+local function sread(s, ahead)
+  if cmp(ahead, s.allow) <= 0 then return ahead, false end
+  local sp = span(s)
+  return X.min(ahead, sp), cmp(ahead, sp) > 0
+end
+
+local function sallowed(s, after)
+  return decision(true, s.B, remaining_at(s, after), 0, ceil_ms_ns(after))
+end
+
+-- now: { ns = , ms = , us = }
+local function write_at(now, backlog)
+  return { state = X.add(now.ns, backlog), expire = now.ms + ceil_ms_ns(backlog) }
+end
+
+-- Schedule::check: full_at (ns or nil) -> decision, write or nil
+function S.check(s, full_at, now, cost)
+  local ahead = 0
+  if full_at then ahead = X.satsub(full_at, now.ns) end
+  local backlog, repair = sread(s, ahead)
+  local function denied(retry)
+    local w = nil
+    if repair then w = write_at(now, backlog) end
+    return decision(false, s.B, remaining_at(s, backlog), retry, ceil_ms_ns(backlog)), w
+  end
+  if cost > s.B then return denied(-1) end
+  local after = X.add(backlog, charge(s, cost))
+  if cmp(after, s.allow) <= 0 or backlog == 0 then
+    local w = nil
+    if cost > 0 or repair then w = write_at(now, after) end
+    return sallowed(s, after), w
+  end
+  local wait = X.min(X.sub(after, s.allow), backlog)
+  return denied(ceil_ms_ns(wait))
+end
+
+-- Schedule::refund
+function S.refund(s, full_at, now, units)
+  local backlog = sread(s, X.satsub(full_at, now.ns))
+  local covered = cmp(s.P, s.L) >= 0
+    and cmp(X.mul(X.satsub(backlog, 1), s.L), X.mul(units, s.P)) < 0
+  local after
+  if covered then
+    after = 0
+  else
+    local give
+    if cmp(X.mul(units, s.P), X.mul(backlog, s.L)) >= 0 then
+      give = backlog
+    else
+      give = X.muldivfloor(units, s.P, s.L)
+    end
+    after = X.sub(backlog, give)
+  end
+  local w = nil
+  if after ~= 0 then w = write_at(now, after) end
+  return sallowed(s, after), w
+end
+
+---------------------------------------------------------------------------
+-- Kinds. Each: grammar(cursor) -> limiter, opts; read(key) -> state;
+-- decide(lim, state, now, cost) -> decision, change; settle(lim, state,
+-- now, units) -> decision, change; write(key, state, change).
+-- A change: { kind = 'consume' | 'repair' | 'refund' | 'delete', w = write }
+-- (a 'refund' or 'delete' without w removes the key).
+---------------------------------------------------------------------------
+local K = {}
+
+-- Algorithm::decide and ::settle for the fixed-size kinds.
+local function generic_decide(kind, lim, st, now, cost)
+  local d, w = kind.check(lim, st, now, cost)
+  if w then
+    return d, { kind = (d.allowed and cost > 0) and 'consume' or 'repair', w = w }
+  end
+  if st and kind.forgets and kind.forgets(lim, st, now) then return d, { kind = 'delete' } end
+  return d, nil
+end
+
+local function generic_settle(kind, lim, st, now, units)
+  if not st then
+    local d = kind.check(lim, nil, now, 0)
+    return d, nil
+  end
+  local d, w = kind.refund(lim, st, now, units)
+  return d, { kind = 'refund', w = w }
+end
+
+local function schedule_kind(tag, keyword)
+  local k = { keyword = keyword, tag = tag }
+  function k.read(key)
+    local v = get_string(key, tag)
+    if v == nil then return nil end
+    if not v:find('^%d+$') then fail(WRONGTYPE) end
+    return X.parse(v)
+  end
+  function k.check(lim, st, now, cost) return S.check(lim, st, now, cost) end
+  function k.refund(lim, st, now, units) return S.refund(lim, st, now, units) end
+  function k.decide(lim, st, now, cost) return generic_decide(k, lim, st, now, cost) end
+  function k.settle(lim, st, now, units) return generic_settle(k, lim, st, now, units) end
+  function k.write(key, st, ch)
+    if ch.w then
+      set_string(key, tag .. X.tostr(ch.w.state), ch.w.expire)
+    else
+      del_key(key, st ~= nil)
+    end
+  end
+  return k
+end
+
+K.GCRA = schedule_kind('G', 'GCRA')
+K.GCRA.positionals = 2
+K.GCRA.cmd = 'RL.GCRA'
+function K.GCRA.grammar(c)
+  local limit = next_count(c, 'limit')
+  local period = next_period(c, 'period_ms')
+  local o = options(c, true)
+  local s = S.new(period, limit, o.burst or limit)
+  if not s then fail('ERR BURST is out of range: BURST * period_ms / limit exceeds 10^12 ms') end
+  return s, o
+end
+
+K.TOKENBUCKET = schedule_kind('T', 'TOKENBUCKET')
+K.TOKENBUCKET.positionals = 3
+K.TOKENBUCKET.cmd = 'RL.TOKENBUCKET'
+function K.TOKENBUCKET.grammar(c)
+  local capacity = next_count(c, 'capacity')
+  local refill = next_count(c, 'refill_tokens')
+  local period = next_period(c, 'refill_period_ms')
+  local o = options(c, false)
+  local s = S.new(period, refill, capacity)
+  if not s then fail('ERR capacity is out of range: refilling capacity takes more than 10^12 ms') end
+  return s, o
+end
+
+---------------------------------------------------------------------------
+-- Sliding window (core/sliding_window.rs), in us.
+-- State "S<window_start_ms>,<window_ms>,<cur>,<prev>".
+---------------------------------------------------------------------------
+local SW = { keyword = 'SLIDE', positionals = 2, cmd = 'RL.SLIDE' }
+K.SLIDE = SW
+
+function SW.grammar(c)
+  local limit = next_count(c, 'limit')
+  local window = next_period(c, 'window_ms')
+  local o = options(c, false)
+  return { limit = limit, window_ms = window }, o
+end
+
+function SW.read(key)
+  local v = get_string(key, 'S')
+  if v == nil then return nil end
+  local a, b, cc, d = v:match('^(%d+),(%d+),(%d+),(%d+)$')
+  if not a then fail(WRONGTYPE) end
+  return { start_ms = tonumber(a), window_ms = tonumber(b), cur = tonumber(cc), prev = tonumber(d) }
+end
+
+local function sw_regrid(lim, s, start_ms)
+  local prev_start = start_ms - lim.window_ms
+  if prev_start < 0 then prev_start = 0 end
+  local cur, prev = 0, 0
+  local function place(ends_ms, count)
+    if ends_ms > start_ms then
+      cur = cur + count
+    elseif ends_ms > prev_start then
+      prev = prev + count
+    end
+  end
+  place(s.start_ms + s.window_ms, s.cur)
+  place(s.start_ms, s.prev)
+  return cur, prev
+end
+
+local function sw_counts(lim, s, now_us, start_ms)
+  if not s then return 0, 0, false end
+  if s.start_ms * 1000 > now_us then return lim.limit, 0, true end
+  local cur, prev = sw_regrid(lim, s, start_ms)
+  local regridded = s.window_ms ~= lim.window_ms and (cur > 0 or prev > 0)
+  local capped = cur > lim.limit or prev > lim.limit
+  if cur > lim.limit then cur = lim.limit end
+  if prev > lim.limit then prev = lim.limit end
+  return cur, prev, regridded or capped
+end
+
+local function sw_write(lim, start_ms, cur, prev)
+  local windows = cur > 0 and 2 or 1
+  return { state = { start_ms = start_ms, window_ms = lim.window_ms, cur = cur, prev = prev },
+    expire = start_ms + windows * lim.window_ms }
+end
+
+function SW.check(lim, st, now, cost)
+  local now_us = now.us
+  local w = lim.window_ms * 1000
+  local elapsed = now_us % w
+  local start_ms = (now_us - elapsed) / 1000
+  local limit = lim.limit
+  local cur, prev, repair = sw_counts(lim, st, now_us, start_ms)
+  local lw = X.mul(limit, w)
+  local function scaled(c) return X.add(X.mul(prev, w - elapsed), X.mul(c, w)) end
+  local function remaining(c) return (X.divmod(X.satsub(lw, scaled(c)), w)) end
+  local function reset_us(c)
+    local to_end = w - elapsed
+    if c > 0 then return to_end + w elseif prev > 0 then return to_end else return 0 end
+  end
+  local function repair_write()
+    if repair then return sw_write(lim, start_ms, cur, prev) end
+    return nil
+  end
+  if cost > limit then
+    return decision(false, limit, remaining(cur), -1, ceil_ms_us(reset_us(cur))), repair_write()
+  end
+  if cost == 0 or cmp(scaled(cur + cost), lw) <= 0 then
+    local after = cur + cost
+    local wr = nil
+    if cost > 0 or repair then wr = sw_write(lim, start_ms, after, prev) end
+    return decision(true, limit, remaining(after), 0, ceil_ms_us(reset_us(after))), wr
+  end
+  local wait_us
+  if cur + cost <= limit then
+    local slack = limit - cur - cost
+    local e_needed = w - X.divmod(X.mul(slack, w), prev)
+    wait_us = e_needed - elapsed
+  else
+    local slack = limit - cost
+    local e_needed = w - X.divmod(X.mul(slack, w), cur)
+    wait_us = (w - elapsed) + e_needed
+  end
+  return decision(false, limit, remaining(cur), ceil_ms_us(wait_us), ceil_ms_us(reset_us(cur))), repair_write()
+end
+
+function SW.refund(lim, st, now, units)
+  local now_us = now.us
+  local w = lim.window_ms * 1000
+  local start_ms = (now_us - now_us % w) / 1000
+  local cur, prev = sw_counts(lim, st, now_us, start_ms)
+  local from_cur = cur < units and cur or units
+  cur = cur - from_cur
+  local rest = units - from_cur
+  prev = prev - (prev < rest and prev or rest)
+  local wr = nil
+  if cur > 0 or prev > 0 then wr = sw_write(lim, start_ms, cur, prev) end
+  local d = SW.check(lim, wr and wr.state or nil, now, 0)
+  return d, wr
+end
+
+function SW.forgets(lim, st, now)
+  local now_us = now.us
+  local w = lim.window_ms * 1000
+  local start_ms = (now_us - now_us % w) / 1000
+  if st.window_ms == lim.window_ms or st.start_ms * 1000 > now_us then return false end
+  local cur, prev = sw_regrid(lim, st, start_ms)
+  return cur == 0 and prev == 0
+end
+
+function SW.decide(lim, st, now, cost) return generic_decide(SW, lim, st, now, cost) end
+function SW.settle(lim, st, now, units) return generic_settle(SW, lim, st, now, units) end
+
+function SW.write(key, st, ch)
+  if ch.w then
+    local s = ch.w.state
+    set_string(key, 'S' .. fmt(s.start_ms) .. ',' .. fmt(s.window_ms) .. ',' .. fmt(s.cur) .. ',' .. fmt(s.prev),
+      ch.w.expire)
+  else
+    del_key(key, st ~= nil)
+  end
+end
+
+---------------------------------------------------------------------------
+-- Quota (core/quota.rs, core/calendar.rs), in ms.
+-- State "Q<count>,<start_ms>,<end_ms>".
+---------------------------------------------------------------------------
+local Q = { keyword = 'QUOTA', positionals = 2, cmd = 'RL.QUOTA' }
+K.QUOTA = Q
+
+local UNITS = { HOUR = true, DAY = true, WEEK = true, MONTH = true, YEAR = true }
+
+-- Zones with one fixed UTC offset forever, as the module's tzdb has them
+-- (seconds east of UTC). Names compare case-insensitively, as jiff's do.
+local FIXED_ZONES = {}
+do
+  for _, n in ipairs({ 'UTC', 'Etc/UTC', 'Etc/UCT', 'UCT', 'Etc/Universal', 'Universal', 'Etc/Zulu', 'Zulu',
+    'GMT', 'Etc/GMT', 'Etc/GMT+0', 'Etc/GMT-0', 'Etc/GMT0', 'GMT+0', 'GMT-0', 'GMT0', 'Greenwich',
+    'Etc/Greenwich' }) do
+    FIXED_ZONES[n:lower()] = 0
+  end
+  -- Etc/GMT+N is N hours WEST of Greenwich (POSIX sign).
+  for h = 1, 12 do FIXED_ZONES[('etc/gmt+' .. h)] = -h * 3600 end
+  for h = 1, 14 do FIXED_ZONES[('etc/gmt-' .. h)] = h * 3600 end
+end
+
+-- Generated zone tables (lua/tz/*.lua, see lua/tzgen) register here:
+-- ZONES[lower-case name] = { offsets..., transitions... }.
+local ZONES = {}
+
+local function days_from_civil(y, m, d)
+  if m <= 2 then y = y - 1 end
+  local era = floor(y / 400)
+  local yoe = y - era * 400
+  local mp = (m + 9) % 12
+  local doy = floor((153 * mp + 2) / 5) + d - 1
+  local doe = yoe * 365 + floor(yoe / 4) - floor(yoe / 100) + doy
+  return era * 146097 + doe - 719468
+end
+
+local function civil_from_days(z)
+  z = z + 719468
+  local era = floor(z / 146097)
+  local doe = z - era * 146097
+  local yoe = floor((doe - floor(doe / 1460) + floor(doe / 36524) - floor(doe / 146096)) / 365)
+  local y = yoe + era * 400
+  local doy = doe - (365 * yoe + floor(yoe / 4) - floor(yoe / 100))
+  local mp = floor((5 * doy + 2) / 153)
+  local d = doy - floor((153 * mp + 2) / 5) + 1
+  local m = mp < 10 and mp + 3 or mp - 9
+  if m <= 2 then y = y + 1 end
+  return y, m, d
+end
+
+local DAY_MS = 86400000
+
+-- The window [start, end) holding local time t (ms, local = UTC + offset)
+-- of a calendar unit, in local ms.
+local function local_window(unit, t)
+  if unit == 'HOUR' then
+    local s = t - t % 3600000
+    return s, s + 3600000
+  end
+  local days = floor(t / DAY_MS)
+  if unit == 'DAY' then return days * DAY_MS, (days + 1) * DAY_MS end
+  if unit == 'WEEK' then
+    local monday = days - (days + 3) % 7
+    return monday * DAY_MS, (monday + 7) * DAY_MS
+  end
+  local y, m = civil_from_days(days)
+  if unit == 'MONTH' then
+    local ny, nm = y, m + 1
+    if nm > 12 then ny, nm = y + 1, 1 end
+    return days_from_civil(y, m, 1) * DAY_MS, days_from_civil(ny, nm, 1) * DAY_MS
+  end
+  return days_from_civil(y, 1, 1) * DAY_MS, days_from_civil(y + 1, 1, 1) * DAY_MS
+end
+
+local function quota_window(lim, now_ms)
+  if lim.fixed then
+    local start = now_ms - now_ms % lim.fixed
+    return { start_ms = start, end_ms = start + lim.fixed }
+  end
+  local off = lim.offset_ms
+  local s, e = local_window(lim.unit, now_ms + off)
+  return { start_ms = s - off, end_ms = e - off }
+end
+
+function Q.grammar(c)
+  local limit = next_count(c, 'limit')
+  local period = next_arg(c, 'period')
+  local o, tz = options(c, false, 'TZ')
+  local lim = { limit = limit }
+  local up = period:upper()
+  if UNITS[up] then
+    lim.unit = up
+  else
+    local ok, v = pcall(int_in, period, 'period', 1, MAX_PERIOD_MS)
+    if not ok then fail('ERR period is out of range: must be HOUR, DAY, WEEK, MONTH, YEAR or 1 to 10^12 ms') end
+    lim.fixed = v
+  end
+  if tz and lim.fixed then fail('ERR TZ applies only to HOUR, DAY, WEEK, MONTH or YEAR') end
+  lim.offset_ms = 0
+  if tz then
+    local off = nil
+    if #tz > 0 and #tz <= 64 then off = FIXED_ZONES[tz:lower()] end
+    if off == nil then
+      local p = printable(tz)
+      if p then fail("ERR TZ: unknown time zone '" .. p .. "'") end
+      fail('ERR TZ: unknown time zone')
+    end
+    lim.offset_ms = off * 1000
+  end
+  return lim, o
+end
+
+function Q.read(key)
+  local v = get_string(key, 'Q')
+  if v == nil then return nil end
+  local a, b, cc = v:match('^(%d+),(%d+),(%d+)$')
+  if not a then fail(WRONGTYPE) end
+  return { count = tonumber(a), start_ms = tonumber(b), end_ms = tonumber(cc) }
+end
+
+-- Quota::read: count, window, repair
+local function q_read(lim, st, cur, now_ms)
+  if not st or st.end_ms <= now_ms then return 0, cur, false end
+  if st.start_ms > now_ms then return lim.limit, cur, true end
+  local win = cur
+  if st.end_ms > cur.end_ms then win = { start_ms = st.start_ms, end_ms = st.end_ms } end
+  local count = st.count
+  if count > lim.limit then count = lim.limit end
+  return count, win, false
+end
+
+local function q_decision(lim, allowed, count, win, now_ms, retry)
+  local reset = 0
+  if count > 0 then reset = win.end_ms - now_ms end
+  if reset < 0 then reset = 0 end
+  return decision(allowed, lim.limit, lim.limit - count, retry, reset)
+end
+
+local function q_write(count, win)
+  return { state = { count = count, start_ms = win.start_ms, end_ms = win.end_ms }, expire = win.end_ms }
+end
+
+function Q.check(lim, st, now, cost)
+  local now_ms = now.ms
+  local count, win, repair = q_read(lim, st, quota_window(lim, now_ms), now_ms)
+  local rw = nil
+  if repair then rw = q_write(count, win) end
+  if cost > lim.limit then return q_decision(lim, false, count, win, now_ms, -1), rw end
+  if count + cost <= lim.limit then
+    local after = count + cost
+    local wr = nil
+    if cost > 0 or repair then wr = q_write(after, win) end
+    return q_decision(lim, true, after, win, now_ms, 0), wr
+  end
+  local retry = win.end_ms - now_ms
+  if retry < 0 then retry = 0 end
+  return q_decision(lim, false, count, win, now_ms, retry), rw
+end
+
+function Q.refund(lim, st, now, units)
+  local now_ms = now.ms
+  local count, win = q_read(lim, st, quota_window(lim, now_ms), now_ms)
+  local after = count - (units < count and units or count)
+  local wr = nil
+  if after > 0 then wr = q_write(after, win) end
+  return q_decision(lim, true, after, win, now_ms, 0), wr
+end
+
+function Q.decide(lim, st, now, cost) return generic_decide(Q, lim, st, now, cost) end
+function Q.settle(lim, st, now, units) return generic_settle(Q, lim, st, now, units) end
+
+function Q.write(key, st, ch)
+  if ch.w then
+    local s = ch.w.state
+    set_string(key, 'Q' .. fmt(s.count) .. ',' .. fmt(s.start_ms) .. ',' .. fmt(s.end_ms), ch.w.expire)
+  else
+    del_key(key, st ~= nil)
+  end
+end
+
+---------------------------------------------------------------------------
+-- Sliding log (core/log.rs), in us.
+-- State "L<window_ms>" then ";<t_us>,<cost>" per entry, oldest first.
+---------------------------------------------------------------------------
+local LG = { keyword = 'LOG', positionals = 2, cmd = 'RL.LOG' }
+K.LOG = LG
+
+function LG.grammar(c)
+  local limit = int_in(next_arg(c, 'limit'), 'limit', 1, 10000)
+  local window = next_period(c, 'window_ms')
+  local o = options(c, false)
+  return { limit = limit, window_ms = window, W = window * 1000 }, o
+end
+
+function LG.read(key)
+  local v = get_string(key, 'L')
+  if v == nil then return nil end
+  local wms, rest = v:match('^(%d+)(.*)$')
+  if not wms then fail(WRONGTYPE) end
+  local e = {}
+  for t, c in rest:gmatch(';(%d+),(%d+)') do e[#e + 1] = { tonumber(t), tonumber(c) } end
+  return { window_ms = tonumber(wms), e = e }
+end
+
+-- View: the entries as this call reads them (SlidingLog::read).
+local function lg_view(lim, st, now_us)
+  local view = { e = {}, total = 0 }
+  if not st then return view, false end
+  local W = lim.W
+  local e, n = st.e, #st.e
+  local future, repaired = 0, st.window_ms ~= lim.window_ms
+  for i = 1, n do
+    local t, c = e[i][1], e[i][2]
+    if t > now_us then
+      future = future + c
+    elseif t + W > now_us then
+      view.e[#view.e + 1] = { t, c }
+      view.total = view.total + c
+    end
+  end
+  if future > 0 or (n > 0 and e[n][1] > now_us) then
+    repaired = true
+  end
+  return view, repaired, future
+end
+
+local function lg_add(view, t, cost)
+  view.total = view.total + cost
+  local n = #view.e
+  if n > 0 and view.e[n][1] == t then
+    view.e[n][2] = view.e[n][2] + cost
+  else
+    view.e[n + 1] = { t, cost }
+  end
+end
+
+local function lg_drop_oldest(view, units)
+  local e = view.e
+  local first = 1
+  while units > 0 and first <= #e do
+    local c = e[first][2]
+    if c <= units then
+      units = units - c
+      view.total = view.total - c
+      first = first + 1
+    else
+      e[first][2] = c - units
+      view.total = view.total - units
+      units = 0
+    end
+  end
+  if first > 1 then
+    local kept = {}
+    for i = first, #e do kept[#kept + 1] = e[i] end
+    view.e = kept
+  end
+end
+
+local function lg_drop_newest(view, units)
+  local e = view.e
+  while units > 0 and #e > 0 do
+    local last = e[#e]
+    local cut = last[2] < units and last[2] or units
+    units = units - cut
+    view.total = view.total - cut
+    last[2] = last[2] - cut
+    if last[2] == 0 then e[#e] = nil end
+  end
+end
+
+local function lg_read(lim, st, now_us)
+  local view, repaired, future = lg_view(lim, st, now_us)
+  if future and future > 0 then lg_add(view, now_us, future) end
+  if view.total > lim.limit then
+    lg_drop_oldest(view, view.total - lim.limit)
+    repaired = true
+  end
+  return view, repaired
+end
+
+local function lg_outcome(lim, view, now, allowed, retry, writes, kind)
+  local n = #view.e
+  local reset = 0
+  if n > 0 then
+    local ages = view.e[n][1] + lim.W
+    if ages > now.us then reset = ceil_ms_us(ages - now.us) end
+  end
+  local remaining = lim.limit - view.total
+  if remaining < 0 then remaining = 0 end
+  local d = decision(allowed, lim.limit, remaining, retry, reset)
+  if not writes then return d, nil end
+  local ch = { kind = kind }
+  if n > 0 then ch.w = { state = { window_ms = lim.window_ms, e = view.e }, expire = now.ms + reset } end
+  if n == 0 and kind == 'repair' then ch.kind = 'delete' end
+  return d, ch
+end
+
+function LG.decide(lim, st, now, cost)
+  local view, repaired = lg_read(lim, st, now.us)
+  local limit = lim.limit
+  if cost > limit then return lg_outcome(lim, view, now, false, -1, repaired, 'repair') end
+  if cost == 0 then return lg_outcome(lim, view, now, true, 0, repaired, 'repair') end
+  if view.total + cost <= limit then
+    lg_add(view, now.us, cost)
+    return lg_outcome(lim, view, now, true, 0, true, 'consume')
+  end
+  local need = view.total + cost - limit
+  local at = now.us
+  local j = 1
+  while need > 0 and j <= #view.e do
+    need = need - view.e[j][2]
+    at = view.e[j][1]
+    j = j + 1
+  end
+  local wait = at + lim.W - now.us
+  if wait < 0 then wait = 0 end
+  return lg_outcome(lim, view, now, false, ceil_ms_us(wait), repaired, 'repair')
+end
+
+function LG.settle(lim, st, now, units)
+  if not st then return LG.decide(lim, nil, now, 0) end
+  local view = lg_read(lim, st, now.us)
+  lg_drop_newest(view, units)
+  return lg_outcome(lim, view, now, true, 0, true, 'refund')
+end
+
+function LG.write(key, st, ch)
+  if ch.w then
+    local s = ch.w.state
+    local parts = { 'L', fmt(s.window_ms) }
+    for i = 1, #s.e do parts[#parts + 1] = ';' .. fmt(s.e[i][1]) .. ',' .. fmt(s.e[i][2]) end
+    set_string(key, table.concat(parts), ch.w.expire)
+  else
+    del_key(key, st ~= nil)
+  end
+end
+
+---------------------------------------------------------------------------
+-- Leases (core/lease.rs), in us. One hash: field "" holds
+-- "<next_seq>,<last_start_us>"; every other field is a lease id holding
+-- "<deadline_us>,<units>,<lease_ms>".
+---------------------------------------------------------------------------
+local LS = { keyword = 'CONCURRENCY', positionals = 2, cmd = 'RL.ACQUIRE' }
+K.CONCURRENCY = LS
+
+function LS.grammar(c)
+  c.refund = false
+  local limit = int_in(next_arg(c, 'limit'), 'limit', 1, 100000)
+  local lease_ms = next_period(c, 'lease_ms')
+  local o, id = options(c, false, 'ID')
+  if id and (#id < 1 or #id > MAX_ID_LEN) then fail('ERR ID must be 1 to 128 bytes') end
+  return { limit = limit, lease_ms = lease_ms, id = id }, o
+end
+
+function LS.read(key)
+  local ok, v = pcall(redis.call, 'HGETALL', key)
+  if not ok then fail(WRONGTYPE) end
+  if #v == 0 then return nil end
+  local st = { leases = {}, by_id = {} }
+  for i = 1, #v, 2 do
+    local f, val = v[i], v[i + 1]
+    if f == '' then
+      local seq, last = val:match('^(%d+),(%d+)$')
+      if not seq then fail(WRONGTYPE) end
+      st.seq, st.last = tonumber(seq), tonumber(last)
+    else
+      local dl, units, lms = val:match('^(%d+),(%d+),(%d+)$')
+      if not dl then fail(WRONGTYPE) end
+      local l = { id = f, dl = tonumber(dl), units = tonumber(units), lms = tonumber(lms) }
+      st.leases[#st.leases + 1] = l
+      st.by_id[f] = l
+    end
+  end
+  if not st.seq then fail(WRONGTYPE) end
+  return st
+end
+
+local function l_start(l)
+  local s = l.dl - l.lms * 1000
+  return s > 0 and s or 0
+end
+
+local function l_deadline_at(l, now)
+  local cap = now + l.lms * 1000
+  return l.dl < cap and l.dl or cap
+end
+
+-- Reading::of
+local function l_reading(st, now, seed)
+  local r = { st = st, now = now, expired = 0, live = 0, nexp = 0 }
+  if not st then
+    r.seq, r.last, r.jumped = seed, 0, false
+    return r
+  end
+  for _, l in ipairs(st.leases) do
+    if l.dl <= now then
+      r.expired = r.expired + l.units
+      r.nexp = r.nexp + 1
+    else
+      r.live = r.live + l.units
+    end
+  end
+  r.seq, r.last = st.seq, st.last
+  r.jumped = st.last > now
+  return r
+end
+
+local function l_live(r, id)
+  if not r.st then return false end
+  local l = r.st.by_id[id]
+  return l ~= nil and l.dl > r.now
+end
+
+local function l_shortens(r)
+  if not r.jumped then return false end
+  for _, l in ipairs(r.st.leases) do
+    if l.dl > r.now and l_start(l) > r.now then return true end
+  end
+  return false
+end
+
+local function l_last(r, except)
+  if not r.st then return nil end
+  local last = nil
+  for _, l in ipairs(r.st.leases) do
+    if l.dl > r.now and l.id ~= except then
+      local d = l_deadline_at(l, r.now)
+      if last == nil or d > last then last = d end
+    end
+  end
+  return last
+end
+
+local function l_wait_ms(r, need)
+  if not r.st then return 0 end
+  local live = {}
+  for _, l in ipairs(r.st.leases) do
+    if l.dl > r.now then live[#live + 1] = { l_deadline_at(l, r.now), l.units } end
+  end
+  table.sort(live, function(a, b) return a[1] < b[1] end)
+  local u = 0
+  for _, x in ipairs(live) do
+    u = u + x[2]
+    if u >= need then return ceil_ms_us(x[1] - r.now) end
+  end
+  return 0
+end
+
+local function l_reset(last, now)
+  if last == nil then return 0 end
+  return ceil_ms_us(last > now and last - now or 0)
+end
+
+-- Reading::write_around / write: a change { kind, op, opid, add, renew,
+-- seq, last, reset, expire, delete, clamp }.
+local function l_write(r, kind, op, id, set, seq, lease)
+  local except = (op ~= 'none') and id or nil
+  local last = l_last(r, except)
+  if set and (last == nil or set > last) then last = set end
+  local last_start
+  if r.jumped then
+    last_start = r.now
+  elseif set then
+    last_start = r.last > r.now and r.last or r.now
+  else
+    last_start = r.last
+  end
+  local reset = l_reset(last, r.now)
+  return {
+    kind = kind, op = op, id = id, lease = lease, seq = seq, last = last_start, reset = reset,
+    expire = floor(r.now / 1000) + reset, delete = last == nil, clamp = r.jumped,
+  }
+end
+
+local function l_generated_seq(id)
+  local seq = id:match('^%d+%-(%d+)$')
+  if not seq or #seq > 20 then return nil end
+  return tonumber(seq)
+end
+
+local SEQ_MAX = 4503599627370496 -- 2^52: sequence numbers this library moves past
+local GEN = { next = 0 }
+
+-- Leases::acquire
+local function l_acquire(lim, st, now, cost)
+  local now_us = now.us
+  local r = l_reading(st, now_us, 0)
+  local limit = lim.limit
+  local deadline = now_us + lim.lease_ms * 1000
+  local function dec(allowed, live, retry, reset)
+    local rem = limit - live
+    if rem < 0 then rem = 0 end
+    return decision(allowed, limit, rem, retry, reset)
+  end
+  local function read_only(allowed, retry)
+    if l_shortens(r) then
+      local ch = l_write(r, 'repair', 'none', nil, nil, r.seq)
+      return dec(allowed, r.live, retry, ch.reset), ch
+    end
+    return dec(allowed, r.live, retry, l_reset(l_last(r, nil), now_us)), nil
+  end
+  if cost == 0 then return read_only(true, 0) end
+  if lim.id and l_live(r, lim.id) then
+    local ch = l_write(r, 'consume', 'renew', lim.id, deadline, r.seq,
+      { dl = deadline, lms = lim.lease_ms })
+    return dec(true, r.live, 0, ch.reset), ch
+  end
+  if cost > limit then return read_only(false, -1) end
+  if r.live + cost > limit then return read_only(false, l_wait_ms(r, r.live + cost - limit)) end
+  local id = lim.id
+  local seq = r.seq
+  if id then
+    local s = l_generated_seq(id)
+    if s and s < SEQ_MAX and s + 1 > seq then seq = s + 1 end
+  else
+    -- Generated ids never repeat on a key, also across its lives (the key
+    -- goes when its last lease ends): the sequence is at least the key's,
+    -- this library instance's (a node-wide counter while the library stays
+    -- loaded) and the server's clock in us, unfloored (every call takes
+    -- more than 1 us, so the clock alone tells calls apart, across
+    -- restarts and in EVAL mode too).
+    if GEN.next > seq then seq = GEN.next end
+    if now.raw > seq then seq = now.raw end
+    local now_ms = floor(now_us / 1000)
+    id = fmt(now_ms) .. '-' .. fmt(seq)
+    -- Never an id a live lease holds (a client may have named one so).
+    while l_live(r, id) do
+      seq = seq + 1
+      id = fmt(now_ms) .. '-' .. fmt(seq)
+    end
+    seq = seq + 1
+    GEN.next = seq
+  end
+  local ch = l_write(r, 'consume', 'add', id, deadline, seq,
+    { dl = deadline, units = cost, lms = lim.lease_ms })
+  return dec(true, r.live + cost, 0, ch.reset), ch
+end
+
+function LS.decide(lim, st, now, cost) return l_acquire(lim, st, now, cost) end
+function LS.settle(lim, st, now, units) return l_acquire(lim, st, now, 0) end
+
+function LS.lease_of(ch)
+  if ch and ch.kind == 'consume' and (ch.op == 'add' or ch.op == 'renew') then return ch.id end
+  return nil
+end
+
+local function hcall(cmd, key, list)
+  local n = #list
+  local i = 1
+  while i <= n do
+    local j = i + 999
+    if j > n then j = n end
+    redis.call(cmd, key, unpack(list, i, j))
+    i = j + 1
+  end
+end
+
+-- LeaseChange::apply, as hash edits.
+function LS.write(key, st, ch, now)
+  if ch.delete then
+    del_key(key, st ~= nil)
+    return
+  end
+  local nowv = now.us
+  local set, del = {}, {}
+  local function enc(dl, units, lms) return fmt(dl) .. ',' .. fmt(units) .. ',' .. fmt(lms) end
+  if st then
+    for _, l in ipairs(st.leases) do
+      if l.dl <= nowv then
+        if not (ch.op == 'add' and l.id == ch.id) then del[#del + 1] = l.id end
+      elseif ch.clamp and l_start(l) > nowv and l.id ~= ch.id then
+        set[#set + 1] = l.id
+        set[#set + 1] = enc(l_deadline_at(l, nowv), l.units, l.lms)
+      end
+    end
+  end
+  if ch.op == 'add' then
+    set[#set + 1] = ch.id
+    set[#set + 1] = enc(ch.lease.dl, ch.lease.units, ch.lease.lms)
+  elseif ch.op == 'renew' then
+    local l = st.by_id[ch.id]
+    set[#set + 1] = ch.id
+    set[#set + 1] = enc(ch.lease.dl, l.units, ch.lease.lms)
+  elseif ch.op == 'release' then
+    del[#del + 1] = ch.id
+  end
+  set[#set + 1] = ''
+  set[#set + 1] = fmt(ch.seq) .. ',' .. fmt(ch.last)
+  if #del > 0 then hcall('HDEL', key, del) end
+  hcall('HSET', key, set)
+  redis.call('PEXPIREAT', key, fmt(ch.expire))
+end
+
+---------------------------------------------------------------------------
+-- Entry points
+---------------------------------------------------------------------------
+local KEYWORDS = { 'GCRA', 'TOKENBUCKET', 'SLIDE', 'LOG', 'QUOTA', 'CONCURRENCY' }
+local EXPECTED = 'GCRA, TOKENBUCKET, SLIDE, LOG, QUOTA or CONCURRENCY'
+
+local function clock()
+  local us, raw = now_us()
+  local ms = floor(us / 1000)
+  return { us = us, ms = ms, ns = X.mul(us, 1000), raw = raw }
+end
+
+local function one_key(keys, name)
+  if #keys ~= 1 then fail('ERR ' .. name .. ' takes exactly 1 key') end
+  return keys[1]
+end
+
+local function reply_kind(kind, d, ch)
+  local r = reply5(d)
+  if kind == LS then
+    local id = LS.lease_of(ch)
+    r[6] = id or false
+  end
+  return r
+end
+
+-- commands/mod.rs run()
+local function kind_command(kind, fname)
+  return function(keys, args)
+    local key = one_key(keys, fname)
+    if #args < kind.positionals then arity(kind.cmd) end
+    local c = cursor(args, 1, #args, kind.cmd, nil, true, true)
+    local lim, o = kind.grammar(c)
+    local st = kind.read(key)
+    local now = clock()
+    local d, ch
+    if o.refund then
+      d, ch = kind.settle(lim, st, now, o.refund)
+    else
+      d, ch = kind.decide(lim, st, now, o.cost)
+    end
+    local wrote = not o.peek and ch ~= nil
+    if wrote then kind.write(key, st, ch, now) end
+    return reply_kind(kind, d, wrote and ch or nil)
+  end
+end
+
+local function kind_by_keyword(word)
+  local up = word:upper()
+  for _, k in ipairs(KEYWORDS) do
+    if up == k then return K[k] end
+  end
+  return nil
+end
+
+local function unknown_limiter(word)
+  local p = printable(word)
+  if p then fail("ERR syntax error: unknown limiter '" .. p .. "' (expected " .. EXPECTED .. ')') end
+  fail('ERR syntax error: unknown limiter (expected ' .. EXPECTED .. ')')
+end
+
+-- commands/peek.rs: FCALL_RO rl_peek 1 key KIND args...
+local function rl_peek(keys, args)
+  local key = one_key(keys, 'rl_peek')
+  -- The server's arity check of RL.PEEK (-5: RL.PEEK kind key limit window).
+  if #args < 3 then arity('RL.PEEK') end
+  local kind = kind_by_keyword(args[1])
+  if not kind then unknown_limiter(args[1]) end
+  if #args < 1 + kind.positionals then arity('RL.PEEK') end
+  local c = cursor(args, 2, #args, 'RL.PEEK', nil, false, false)
+  local lim, o = kind.grammar(c)
+  local st = kind.read(key)
+  local d = kind.decide(lim, st, clock(), o.cost)
+  return reply_kind(kind, d, nil)
+end
+
+-- commands/lease.rs
+local function rl_release(keys, args)
+  local key = one_key(keys, 'rl_release')
+  if #args ~= 1 then arity('RL.RELEASE') end
+  local id = args[1]
+  if #id < 1 or #id > MAX_ID_LEN then fail('ERR id must be 1 to 128 bytes') end
+  local st = LS.read(key)
+  local now = clock()
+  local r = l_reading(st, now.us, 0)
+  if not l_live(r, id) then return 0 end
+  local ch = l_write(r, 'release', 'release', id, nil, r.seq)
+  LS.write(key, st, ch, now)
+  return 1
+end
+
+local function rl_renew(keys, args)
+  local key = one_key(keys, 'rl_renew')
+  if #args ~= 2 then arity('RL.RENEW') end
+  local id = args[1]
+  if #id < 1 or #id > MAX_ID_LEN then fail('ERR id must be 1 to 128 bytes') end
+  local lease_ms = int_in(args[2], 'lease_ms', 1, MAX_PERIOD_MS)
+  local st = LS.read(key)
+  local now = clock()
+  local r = l_reading(st, now.us, 0)
+  if not l_live(r, id) then return 0 end
+  local dl = now.us + lease_ms * 1000
+  local ch = l_write(r, 'renew', 'renew', id, dl, r.seq, { dl = dl, lms = lease_ms })
+  LS.write(key, st, ch, now)
+  return 1
+end
+
+-- commands/all_args.rs + all.rs: FCALL rl_all numkeys keys... specs... [PEEK]
+local TAKES_VALUE = { COST = true, REFUND = true, BURST = true, TZ = true, ID = true }
+
+local function ends_spec(word)
+  local up = word:upper()
+  return up == 'PEEK' or kind_by_keyword(word) ~= nil
+end
+
+local function rl_all(keys, args)
+  local nkeys = #keys
+  local len = #args
+  -- The server's arity check of RL.ALL (-6: RL.ALL numkeys key spec limit window).
+  if 2 + nkeys + len < 6 then arity('RL.ALL') end
+  if nkeys < 1 or nkeys > 16 then fail('ERR numkeys is out of range (must be 1 to 16)') end
+  for second = 2, nkeys do
+    for first = 1, second - 1 do
+      if keys[first] == keys[second] then
+        fail('ERR key ' .. second .. ' is the same as key ' .. first .. ': each key may appear only once')
+      end
+    end
+  end
+  local specs = {}
+  local i = 1
+  while #specs < nkeys do
+    if i > len then
+      fail('ERR syntax error: one spec per key is needed (numkeys is ' .. nkeys .. ', found ' .. #specs .. ' specs)')
+    end
+    local word = args[i]
+    if word:upper() == 'PEEK' then
+      if i == len then
+        fail('ERR syntax error: one spec per key is needed (numkeys is ' .. nkeys .. ', found ' .. #specs .. ' specs)')
+      end
+      fail('ERR syntax error: PEEK must be the last argument')
+    end
+    local j = i + 1
+    while j <= len and not ends_spec(args[j]) do
+      j = j + (TAKES_VALUE[args[j]:upper()] and 2 or 1)
+    end
+    if j > len + 1 then j = len + 1 end
+    local n = #specs + 1
+    local ok, res = pcall(function()
+      local kind = kind_by_keyword(word)
+      if not kind then unknown_limiter(word) end
+      local c = cursor(args, i + 1, j - 1, kind.cmd, kind.keyword, false, true)
+      local lim, o = kind.grammar(c)
+      return { kind = kind, lim = lim, cost = o.cost, refund = o.refund }
+    end)
+    if not ok then
+      if type(res) == 'table' and res.rl_error then fail(res.rl_error .. ' (spec ' .. n .. ')') end
+      error(res, 0)
+    end
+    specs[n] = res
+    i = j
+  end
+  local peek = false
+  if i <= len then
+    if args[i]:upper() == 'PEEK' then
+      if i ~= len then fail('ERR syntax error: PEEK must be the last argument') end
+      peek = true
+    else
+      fail('ERR syntax error: one spec per key is needed (numkeys is ' .. nkeys .. ', found more specs)')
+    end
+  end
+  if peek then
+    for _, s in ipairs(specs) do
+      if s.refund then fail('ERR syntax error: REFUND cannot be combined with PEEK') end
+    end
+  end
+
+  local now = clock()
+  for n, s in ipairs(specs) do s.st = s.kind.read(keys[n]) end
+  local allowed = true
+  for _, s in ipairs(specs) do
+    if s.refund then
+      s.d, s.ch = s.kind.settle(s.lim, s.st, now, s.refund)
+    else
+      s.d, s.ch = s.kind.decide(s.lim, s.st, now, s.cost)
+    end
+    if not s.d.allowed then allowed = false end
+  end
+  local retry = 0
+  if not allowed then
+    for _, s in ipairs(specs) do
+      if not s.d.allowed then
+        if s.d.retry < 0 then
+          retry = -1
+          break
+        end
+        if s.d.retry > retry then retry = s.d.retry end
+      end
+    end
+  end
+  local out = { allowed and 1 or 0, retry }
+  for n, s in ipairs(specs) do
+    local wrote = false
+    if not peek then
+      local ch = s.ch
+      if not allowed then
+        local sd, sch = s.kind.decide(s.lim, s.st, now, 0)
+        if s.refund then s.d = sd end
+        ch = sch
+      end
+      if ch then
+        s.kind.write(keys[n], s.st, ch, now)
+        wrote = allowed
+      end
+    end
+    out[n + 2] = reply_kind(s.kind, s.d, wrote and s.ch or nil)
+  end
+  return out
+end
+
+local function rl_version(keys, args)
+  return LIB_VERSION
+end
+
+local FUNCS = {
+  rl_gcra = kind_command(K.GCRA, 'rl_gcra'),
+  rl_tokenbucket = kind_command(K.TOKENBUCKET, 'rl_tokenbucket'),
+  rl_slide = kind_command(K.SLIDE, 'rl_slide'),
+  rl_log = kind_command(K.LOG, 'rl_log'),
+  rl_quota = kind_command(K.QUOTA, 'rl_quota'),
+  rl_acquire = kind_command(K.CONCURRENCY, 'rl_acquire'),
+  rl_release = rl_release,
+  rl_renew = rl_renew,
+  rl_all = rl_all,
+  rl_peek = rl_peek,
+  rl_version = rl_version,
+}
+
+local function call(name, keys, args)
+    local f = FUNCS[name]
+    if not f then
+      return redis.error_reply('ERR redis_rl: the first argument after the keys names the function (rl_gcra ...)')
+    end
+    local ok, res = pcall(f, keys, args)
+    if ok then return res end
+    if type(res) == 'table' and res.rl_error then return redis.error_reply(res.rl_error) end
+    error(res, 0)
+  end
+  return call
+end
+
+local NAMES = { 'rl_gcra', 'rl_tokenbucket', 'rl_slide', 'rl_log', 'rl_quota', 'rl_acquire', 'rl_release',
+  'rl_renew', 'rl_all', 'rl_peek', 'rl_version' }
+local lib = nil
+
+if redis.register_function then
+  for i = 1, #NAMES do
+    local name = NAMES[i]
+    local flags = {}
+    if name == 'rl_peek' or name == 'rl_version' then flags = { 'no-writes' } end
+    redis.register_function({
+      function_name = name,
+      callback = function(keys, args)
+        if not lib then lib = build() end
+        return lib(name, keys, args)
+      end,
+      flags = flags,
+    })
+  end
+else
+  -- EVAL / EVALSHA: EVALSHA sha numkeys keys... function_name args...
+  local args = {}
+  for i = 2, #ARGV do args[i - 1] = ARGV[i] end
+  return build()(ARGV[1] or '', KEYS, args)
+end
