@@ -30,6 +30,31 @@ BAD_INTS = ["007", "-1", "1.5", "abc", "", "-0", "+1", " 1", "1 ", "4294967296",
 UTC_NAMES = ["UTC", "utc", "Etc/UTC", "etc/utc", "Etc/UCT", "UCT", "Etc/Universal", "Universal", "Zulu",
              "Etc/Zulu", "GMT", "Etc/GMT", "Etc/GMT+0", "Etc/GMT-0", "Etc/GMT0", "GMT0", "GMT+0", "GMT-0",
              "Greenwich", "Etc/Greenwich", "Etc/GMT+5", "Etc/GMT-14", "Etc/GMT+12", "etc/gmt-3", "Etc/GMT+11"]
+def library_zones():
+    """The zones the library embeds (its generated ZONE_NAMES) and their
+    transitions in ms: used only to choose names and instants; what the
+    library answers there is checked against the module."""
+    from rlserver import LIBRARY
+    src = open(LIBRARY).read()
+    a = src.index("  local ZONE_DATA = {")
+    b = src.index("  -- GENERATED ZONES END")
+    block = src[a:b]
+    data = re.findall(r"^    '(-?\d+(?:;\d+,-?\d+)*)',$", block, re.M)
+    names = re.findall(r"^    \['([^']+)'\] = (\d+),$", block, re.M)
+    per_data = []
+    for d in data:
+        t, ts = 0, []
+        for dt, _ in re.findall(r";(\d+),(-?\d+)", d):
+            t += int(dt)
+            if t * 1000 < 7258118400000 - 2 * 86400000:
+                ts.append(t * 1000)
+        per_data.append(ts)
+    return {n: per_data[int(i) - 1] for n, i in names}
+
+
+ZONES = library_zones()
+ZONE_NAMES = sorted(ZONES)
+CASED = {n.lower(): n for n in ["America/New_York", "Europe/London", "Australia/Lord_Howe", "Asia/Kathmandu"]}
 BAD_ZONES = ["Nowhere/Land", "", "Etc/Unknown", "x" * 70, "Etc/GMT+13", "Etc/GMT-15"]
 
 
@@ -71,8 +96,15 @@ class Params:
                             "86400000", "604800000", "1000000000000"])
             self.p = [str(pick(r, [1, 2, 5, 100, U32])), unit]
             self.opt = []
-            if not unit.isdigit() and r.random() < 0.5:
-                self.opt = ["TZ", pick(r, UTC_NAMES)]
+            if not unit.isdigit() and r.random() < 0.6:
+                x = r.random()
+                if x < 0.3:
+                    self.opt = ["TZ", pick(r, UTC_NAMES)]
+                elif x < 0.95 and ZONE_NAMES:
+                    z = pick(r, ZONE_NAMES)
+                    self.opt = ["TZ", CASED.get(z, z) if r.random() < 0.5 else z.upper()]
+                else:
+                    self.opt = ["TZ", pick(r, BAD_ZONES)]
             self.limit = int(self.p[0])
         elif k == "CONCURRENCY":
             self.p = [str(pick(r, [1, 2, 3, 5, 10, 100000])), str(pick(r, [1, 5, 100, 1000, 60000, 10**12]))]
@@ -323,6 +355,10 @@ class Diff:
             rows.setdefault(cmd, []).append("%s %d" % (what, n))
         return "\n".join("  %-15s %s" % (cmd, ", ".join(v)) for cmd, v in rows.items())
 
+    def zones_in_use(self):
+        return [p.opt[1].lower() for p in self.keys.values()
+                if p.kind == "QUOTA" and p.opt and p.opt[1].lower() in ZONES and ZONES[p.opt[1].lower()]]
+
     # ---- the clock -------------------------------------------------------------
     def move_clock(self):
         r = self.rng
@@ -340,10 +376,18 @@ class Diff:
             now -= r.randrange(1, 2_000_000)
         elif x < 0.89:
             now -= r.randrange(1, 3 * 86_400_000_000)
+        elif x < 0.93 and self.zones_in_use():
+            # Next to a UTC offset transition of a zone a quota key uses (DST edges).
+            t = pick(r, ZONES[pick(r, self.zones_in_use())]) + pick(r, [0, 0, 1, -1, 1000, -1000, 1_800_000, -1_800_000, 3_600_000,
+                                                      -3_600_000, 86_400_000, -86_400_000, 7_200_000])
+            now = t * 1000 + pick(r, [0, 0, 1, 999, r.randrange(0, 1000)])
         else:
             # To a boundary (of a second, an hour, a UTC day), or 1 ms / 1 us either side.
             unit = pick(r, [1000, 1_000_000, 3_600_000_000, 86_400_000_000])
             now = (now // unit + 1) * unit + pick(r, [0, 0, -1, 1, -1000, 1000])
+        if now > 7_240_000_000_000_000 or now < 100_000_000_000_000:
+            # Kept inside 1973-2199: the library's zone rules end in 2200 (an ERR after).
+            now = 1_800_000_000_000_000 + r.randrange(0, 86_400_000_000 * 3650)
         if now < self.now:
             # Expire lazily everything expired so far, so that a key the
             # server has not touched yet cannot come back to life on one side

@@ -101,6 +101,35 @@ class WithModule(unittest.TestCase):
             r = self.c.call("FCALL", "rl_gcra", "1", "l:spec", "100000000", "1000", "COST", "1000000")
             self.assertEqual(r, [1, 100000000, 99000000, 0, 10])
 
+    def test_zone_windows_next_to_every_transition(self):
+        # Every embedded zone, every UTC offset transition from 2024 to 2030
+        # and three from anywhere in 1970-2200, read just before, at and
+        # after it: each unit's window end (the reset of a first consume,
+        # and the key's PTTL). Window starts are read by the differential
+        # test, whose clock also jumps back and forth next to transitions.
+        rng = random.Random(3)
+        checked = 0
+        for zone, ts in sorted(differential.ZONES.items()):
+            picks = [t for t in ts if 1_704_067_200_000 <= t < 1_893_456_000_000]
+            picks += rng.sample(ts, min(3, len(ts)))
+            name = zone if rng.random() < 0.5 else zone.upper()
+            for t in picks:
+                for delta in (-3_600_001, -1, 0, 1, 1_800_000, 3_600_000):
+                    now = (t + delta) * 1000 + rng.randrange(0, 1000)
+                    self.s.clock.freeze(now)
+                    cmds = []
+                    for unit in ("HOUR", "DAY", "WEEK", "MONTH", "YEAR"):
+                        cmds += [["DEL", "m:tz", "l:tz"],
+                                 ["RL.QUOTA", "m:tz", "5", unit, "TZ", name, "COST", "2"],
+                                 ["FCALL", "rl_quota", "1", "l:tz", "5", unit, "TZ", name, "COST", "2"],
+                                 ["PTTL", "m:tz"], ["PTTL", "l:tz"]]
+                    r = self.c.pipeline(cmds)
+                    for i in range(0, len(r), 5):
+                        self.assertEqual(r[i + 1], r[i + 2], "%s %s at @%d" % (name, cmds[i + 1][3], now))
+                        self.assertEqual(r[i + 3], r[i + 4])
+                        checked += 1
+        self.assertGreater(checked, 10000)
+
     def test_generated_ids_never_repeat_on_a_key(self):
         # Frozen clock: the key is emptied and made again at one instant.
         self.s.clock.freeze(T0 + 5 * 10**9)
