@@ -37,6 +37,12 @@ local LIB_VERSION = '1.0.0'
 -- Redis 8 lets a library's load-time code see no global but `redis`, so
 -- the library is built on the first call, not when it is loaded.
 local function build()
+-- Globals read once: a global read in a function may go through the
+-- server's protection metatable, a local is an upvalue.
+local type, tonumber, pcall, error, ipairs, unpack = type, tonumber, pcall, error, ipairs, unpack
+local sformat, tconcat, tsort = string.format, table.concat, table.sort
+local rcall, rpcall, error_reply = redis.call, redis.pcall, redis.error_reply
+local HUGE = math.huge
 local X = {}
 local BASE = 1000000
 local LIM = 9007199254740992 -- 2^53
@@ -243,10 +249,10 @@ function X.min(a, b) return cmp(a, b) <= 0 and a or b end
 function X.max(a, b) return cmp(a, b) >= 0 and a or b end
 
 function X.tostr(x)
-  if type(x) ~= 'table' then return string.format('%.0f', x) end
-  local parts = { string.format('%d', x[#x]) }
-  for i = #x - 1, 1, -1 do parts[#parts + 1] = string.format('%06d', x[i]) end
-  return table.concat(parts)
+  if type(x) ~= 'table' then return sformat('%.0f', x) end
+  local parts = { sformat('%d', x[#x]) }
+  for i = #x - 1, 1, -1 do parts[#parts + 1] = sformat('%06d', x[i]) end
+  return tconcat(parts)
 end
 
 -- A decimal string of digits (as this library stores them).
@@ -278,16 +284,18 @@ local function fail(msg) error({ rl_error = msg }, 0) end
 
 local function arity(cmd) fail("ERR wrong number of arguments for '" .. cmd .. "' command") end
 
-local function fmt(n) return string.format('%.0f', n) end
+local function fmt(n) return sformat('%.0f', n) end
 
 -- string2ll's grammar: "0", or an optional '-' and digits without a leading 0.
--- Returns nil if not an integer, -1 for a negative one, math.huge past 2^64.
+-- Returns nil if not an integer, -1 for a negative one, HUGE past 2^64.
 local function parse_integer(s)
+  if s:find('^[1-9]%d*$') then
+    if #s > 20 then return HUGE end
+    return tonumber(s)
+  end
   if s == '0' then return 0 end
   if s:find('^%-[1-9]%d*$') then return -1 end
-  if not s:find('^[1-9]%d*$') then return nil end
-  if #s > 20 then return math.huge end
-  return tonumber(s)
+  return nil
 end
 
 local function int_in(s, name, min, max)
@@ -377,14 +385,17 @@ end
 ---------------------------------------------------------------------------
 -- Time
 ---------------------------------------------------------------------------
+-- The module's clock: RedisModule_CachedMicroseconds (7.2+), else
+-- RedisModule_Milliseconds.
+local MS_CLOCK = redis.REDIS_VERSION_NUM == nil or redis.REDIS_VERSION_NUM < 0x070200
+
 local function now_us()
-  local t = redis.call('TIME')
+  local t = rcall('TIME')
   local raw = tonumber(t[1]) * 1000000 + tonumber(t[2])
   local us = raw
   -- The module's clock: RedisModule_CachedMicroseconds (7.2+), else
   -- RedisModule_Milliseconds.
-  local v = redis.REDIS_VERSION_NUM
-  if v == nil or v < 0x070200 then us = us - us % 1000 end
+  if MS_CLOCK then us = us - us % 1000 end
   return us, raw
 end
 
@@ -397,27 +408,30 @@ local function decision(allowed, limit, remaining, retry, reset)
   return { allowed = allowed, limit = limit, remaining = remaining, retry = retry, reset = reset }
 end
 
+-- The reply array, made in the decision's own table (the server reads only
+-- its array part).
 local function reply5(d)
-  return { d.allowed and 1 or 0, d.limit, d.remaining, d.retry, d.reset }
+  d[1], d[2], d[3], d[4], d[5] = d.allowed and 1 or 0, d.limit, d.remaining, d.retry, d.reset
+  return d
 end
 
 ---------------------------------------------------------------------------
 -- Key reads: a string state with a one-letter kind tag
 ---------------------------------------------------------------------------
 local function get_string(key, tag)
-  local ok, v = pcall(redis.call, 'GET', key)
-  if not ok then fail(WRONGTYPE) end
+  local v = rpcall('GET', key)
   if not v then return nil end
+  if type(v) == 'table' then fail(WRONGTYPE) end
   if v:sub(1, 1) ~= tag then fail(WRONGTYPE) end
   return v:sub(2)
 end
 
 local function set_string(key, value, expire_at_ms)
-  redis.call('SET', key, value, 'PXAT', fmt(expire_at_ms))
+  rcall('SET', key, value, 'PXAT', fmt(expire_at_ms))
 end
 
 local function del_key(key, existed)
-  if existed then redis.call('DEL', key) end
+  if existed then rcall('DEL', key) end
 end
 
 ---------------------------------------------------------------------------
@@ -425,13 +439,31 @@ end
 ---------------------------------------------------------------------------
 local S = {}
 
+local SCHEDULES, NSCHEDULES = {}, 0
+
 function S.new(period_ms, count, burst)
-  if cmp(X.mul(burst, period_ms), X.mul(MAX_SPAN_MS, count)) > 0 then return nil end
-  local P = X.mul(period_ms, 1000000)
-  local unit = X.ceildiv(P, count)
-  local burst_ns = X.mul(burst, unit)
-  local below_next = X.sub(X.muldivceil(burst + 1, P, count), 1)
-  return { P = P, L = count, B = burst, unit = unit, allow = X.min(burst_ns, below_next) }
+  -- Schedules are remembered by their parameters (while the library stays
+  -- loaded): the arithmetic below runs once per distinct limit.
+  local memo = period_ms .. ':' .. count .. ':' .. burst
+  local s = SCHEDULES[memo]
+  if s ~= nil then return s or nil end
+  if cmp(X.mul(burst, period_ms), X.mul(MAX_SPAN_MS, count)) > 0 then
+    s = false
+  else
+    local P = X.mul(period_ms, 1000000)
+    local unit = X.ceildiv(P, count)
+    local burst_ns = X.mul(burst, unit)
+    local below_next = X.sub(X.muldivceil(burst + 1, P, count), 1)
+    s = { P = P, L = count, B = burst, unit = unit, allow = X.min(burst_ns, below_next) }
+    s.span = X.max(s.allow, X.muldivceil(burst, P, count))
+    -- Every product check() forms (cost * P with cost <= B, backlog * L with
+    -- backlog <= span) below 2^53: plain arithmetic, exactly.
+    s.fast = type(P) == 'number' and type(s.span) == 'number' and burst * P < LIM and s.span * count < LIM
+  end
+  if NSCHEDULES >= 1000 then SCHEDULES, NSCHEDULES = {}, 0 end
+  SCHEDULES[memo] = s
+  NSCHEDULES = NSCHEDULES + 1
+  return s or nil
 end
 
 local function charge(s, cost)
@@ -439,7 +471,7 @@ local function charge(s, cost)
   return X.muldivceil(cost, s.P, s.L)
 end
 
-local function span(s) return X.max(s.allow, X.muldivceil(s.B, s.P, s.L)) end
+local function span(s) return s.span end
 
 local function remaining_at(s, backlog)
   if backlog == 0 then return s.B end
@@ -459,15 +491,95 @@ local function sallowed(s, after)
   return decision(true, s.B, remaining_at(s, after), 0, ceil_ms_ns(after))
 end
 
--- now: { ns = , ms = , us = }
+-- An instant in ns is kept as { s = seconds, n = ns in that second } (both
+-- exact numbers) and stored as its decimal ns.
+local NS_PER_S = 1000000000
+
+local function parse_instant(digits)
+  local n = #digits
+  if n <= 9 then return { s = 0, n = tonumber(digits) } end
+  return { s = tonumber(digits:sub(1, n - 9)), n = tonumber(digits:sub(n - 8)) }
+end
+
+local function instant_string(t)
+  if t.s == 0 then return fmt(t.n) end
+  return fmt(t.s) .. sformat('%09d', t.n)
+end
+
+-- max(t - now, 0) in ns: a number while it is under 2^53 ns (104 days).
+local function ahead_of(t, now)
+  local ds = t.s - now.s
+  if ds < 0 then return 0 end
+  if ds < 9000000 then
+    local d = ds * NS_PER_S + (t.n - now.n)
+    return d > 0 and d or 0
+  end
+  return X.sub(X.add(X.mul(ds, NS_PER_S), t.n), now.n)
+end
+
+-- now + backlog (ns).
+local function instant_after(now, backlog)
+  local q, r
+  if type(backlog) ~= 'table' then
+    local n = now.n + backlog
+    q = floor(n / NS_PER_S)
+    r = n - q * NS_PER_S
+  else
+    q, r = X.divmod(X.add(backlog, now.n), NS_PER_S)
+  end
+  return { s = now.s + q, n = r }
+end
+
+-- now: { us = , ms = , s = , n = , raw = }
 local function write_at(now, backlog)
-  return { state = X.add(now.ns, backlog), expire = now.ms + ceil_ms_ns(backlog) }
+  return { state = instant_after(now, backlog), expire = now.ms + ceil_ms_ns(backlog) }
+end
+
+-- ceil(x / d) and the largest c with ceil(c * P / L) <= room, for numbers
+-- whose products stay below 2^53 (s.fast).
+local function ceil_div(x, d)
+  local q = floor(x / d)
+  if q * d < x then q = q + 1 end
+  return q
+end
+
+local function fast_remaining(s, backlog)
+  if backlog == 0 then return s.B end
+  local room = s.allow - backlog
+  if room <= 0 then return 0 end
+  local r = floor(room * s.L / s.P)
+  if r > s.B - 1 then r = s.B - 1 end
+  return r
+end
+
+-- Schedule::check in plain numbers (see S.check).
+local function fast_check(s, ahead, now, cost)
+  local allow, B = s.allow, s.B
+  local backlog, repair = ahead, false
+  if ahead > allow and ahead > s.span then backlog, repair = s.span, true end
+  if cost <= B then
+    local after = backlog + (cost == 1 and s.unit or ceil_div(cost * s.P, s.L))
+    if after <= allow or backlog == 0 then
+      local w = nil
+      if cost > 0 or repair then w = write_at(now, after) end
+      return decision(true, B, fast_remaining(s, after), 0, ceil_div(after, 1000000)), w
+    end
+    local wait = after - allow
+    if wait > backlog then wait = backlog end
+    local w = nil
+    if repair then w = write_at(now, backlog) end
+    return decision(false, B, fast_remaining(s, backlog), ceil_div(wait, 1000000), ceil_div(backlog, 1000000)), w
+  end
+  local w = nil
+  if repair then w = write_at(now, backlog) end
+  return decision(false, B, fast_remaining(s, backlog), -1, ceil_div(backlog, 1000000)), w
 end
 
 -- Schedule::check: full_at (ns or nil) -> decision, write or nil
 function S.check(s, full_at, now, cost)
   local ahead = 0
-  if full_at then ahead = X.satsub(full_at, now.ns) end
+  if full_at then ahead = ahead_of(full_at, now) end
+  if s.fast and type(ahead) == 'number' then return fast_check(s, ahead, now, cost) end
   local backlog, repair = sread(s, ahead)
   local function denied(retry)
     local w = nil
@@ -487,7 +599,7 @@ end
 
 -- Schedule::refund
 function S.refund(s, full_at, now, units)
-  local backlog = sread(s, X.satsub(full_at, now.ns))
+  local backlog = sread(s, ahead_of(full_at, now))
   local covered = cmp(s.P, s.L) >= 0
     and cmp(X.mul(X.satsub(backlog, 1), s.L), X.mul(units, s.P)) < 0
   local after
@@ -537,11 +649,17 @@ end
 
 local function schedule_kind(tag, keyword)
   local k = { keyword = keyword, tag = tag }
+  local split = '^' .. tag .. '(%d+)(%d%d%d%d%d%d%d%d%d)$'
+  local whole = '^' .. tag .. '(%d+)$'
   function k.read(key)
-    local v = get_string(key, tag)
-    if v == nil then return nil end
-    if not v:find('^%d+$') then fail(WRONGTYPE) end
-    return X.parse(v)
+    local v = rpcall('GET', key)
+    if not v then return nil end
+    if type(v) == 'table' then fail(WRONGTYPE) end
+    local sec, ns = v:match(split)
+    if sec then return { s = tonumber(sec), n = tonumber(ns) } end
+    local digits = v:match(whole)
+    if not digits then fail(WRONGTYPE) end
+    return parse_instant(digits)
   end
   function k.check(lim, st, now, cost) return S.check(lim, st, now, cost) end
   function k.refund(lim, st, now, units) return S.refund(lim, st, now, units) end
@@ -549,7 +667,7 @@ local function schedule_kind(tag, keyword)
   function k.settle(lim, st, now, units) return generic_settle(k, lim, st, now, units) end
   function k.write(key, st, ch)
     if ch.w then
-      set_string(key, tag .. X.tostr(ch.w.state), ch.w.expire)
+      set_string(key, tag .. instant_string(ch.w.state), ch.w.expire)
     else
       del_key(key, st ~= nil)
     end
@@ -1225,7 +1343,7 @@ function LG.write(key, st, ch)
     local s = ch.w.state
     local parts = { 'L', fmt(s.window_ms) }
     for i = 1, #s.e do parts[#parts + 1] = ';' .. fmt(s.e[i][1]) .. ',' .. fmt(s.e[i][2]) end
-    set_string(key, table.concat(parts), ch.w.expire)
+    set_string(key, tconcat(parts), ch.w.expire)
   else
     del_key(key, st ~= nil)
   end
@@ -1249,8 +1367,8 @@ function LS.grammar(c)
 end
 
 function LS.read(key)
-  local ok, v = pcall(redis.call, 'HGETALL', key)
-  if not ok then fail(WRONGTYPE) end
+  local v = rpcall('HGETALL', key)
+  if v.err then fail(WRONGTYPE) end
   if #v == 0 then return nil end
   local st = { leases = {}, by_id = {} }
   for i = 1, #v, 2 do
@@ -1333,7 +1451,7 @@ local function l_wait_ms(r, need)
   for _, l in ipairs(r.st.leases) do
     if l.dl > r.now then live[#live + 1] = { l_deadline_at(l, r.now), l.units } end
   end
-  table.sort(live, function(a, b) return a[1] < b[1] end)
+  tsort(live, function(a, b) return a[1] < b[1] end)
   local u = 0
   for _, x in ipairs(live) do
     u = u + x[2]
@@ -1446,7 +1564,7 @@ local function hcall(cmd, key, list)
   while i <= n do
     local j = i + 999
     if j > n then j = n end
-    redis.call(cmd, key, unpack(list, i, j))
+    rcall(cmd, key, unpack(list, i, j))
     i = j + 1
   end
 end
@@ -1484,7 +1602,7 @@ function LS.write(key, st, ch, now)
   set[#set + 1] = fmt(ch.seq) .. ',' .. fmt(ch.last)
   if #del > 0 then hcall('HDEL', key, del) end
   hcall('HSET', key, set)
-  redis.call('PEXPIREAT', key, fmt(ch.expire))
+  rcall('PEXPIREAT', key, fmt(ch.expire))
 end
 
 ---------------------------------------------------------------------------
@@ -1496,7 +1614,8 @@ local EXPECTED = 'GCRA, TOKENBUCKET, SLIDE, LOG, QUOTA or CONCURRENCY'
 local function clock()
   local us, raw = now_us()
   local ms = floor(us / 1000)
-  return { us = us, ms = ms, ns = X.mul(us, 1000), raw = raw }
+  local sec = floor(us / 1000000)
+  return { us = us, ms = ms, s = sec, n = (us - sec * 1000000) * 1000, raw = raw }
 end
 
 local function one_key(keys, name)
@@ -1513,13 +1632,67 @@ local function reply_kind(kind, d, ch)
   return r
 end
 
+-- Parsed arguments, remembered by their exact words (while the library
+-- stays loaded; a tree of tables, one level per word): a call whose
+-- arguments were seen before is not parsed again. Errors are not kept.
+local PARSED, NPARSED = {}, 0
+local LEAF = {} -- the key of a parse in the tree (no word is a table)
+
+local function parse(args, from, kind, cmd, peek)
+  return kind.grammar(cursor(args, from, #args, cmd, nil, peek, peek))
+end
+
+local function parse_memo(memo, args, from, kind, cmd, peek)
+  local t = memo
+  for i = from, #args do
+    local nxt = t[args[i]]
+    if nxt == nil then
+      local lim, o = parse(args, from, kind, cmd, peek)
+      if NPARSED >= 4096 then
+        PARSED, NPARSED = {}, 0
+        return lim, o
+      end
+      t = memo
+      for j = from, #args do
+        local w = args[j]
+        nxt = t[w]
+        if nxt == nil then
+          nxt = {}
+          t[w] = nxt
+        end
+        t = nxt
+      end
+      t[LEAF] = { lim, o }
+      NPARSED = NPARSED + 1
+      return lim, o
+    end
+    t = nxt
+  end
+  local hit = t[LEAF]
+  if hit == nil then
+    local lim, o = parse(args, from, kind, cmd, peek)
+    t[LEAF] = { lim, o }
+    NPARSED = NPARSED + 1
+    return lim, o
+  end
+  return hit[1], hit[2]
+end
+
+local function memo_of(kind, what)
+  local m = PARSED[kind]
+  if m == nil then
+    m = { cmd = {}, peek = {} }
+    PARSED[kind] = m
+  end
+  return m[what]
+end
+
 -- commands/mod.rs run()
 local function kind_command(kind, fname)
   return function(keys, args)
     local key = one_key(keys, fname)
     if #args < kind.positionals then arity(kind.cmd) end
-    local c = cursor(args, 1, #args, kind.cmd, nil, true, true)
-    local lim, o = kind.grammar(c)
+    local lim, o = parse_memo(memo_of(kind, 'cmd'), args, 1, kind, kind.cmd, true)
     local st = kind.read(key)
     local now = clock()
     local d, ch
@@ -1556,8 +1729,7 @@ local function rl_peek(keys, args)
   local kind = kind_by_keyword(args[1])
   if not kind then unknown_limiter(args[1]) end
   if #args < 1 + kind.positionals then arity('RL.PEEK') end
-  local c = cursor(args, 2, #args, 'RL.PEEK', nil, false, false)
-  local lim, o = kind.grammar(c)
+  local lim, o = parse_memo(memo_of(kind, 'peek'), args, 2, kind, 'RL.PEEK', false)
   local st = kind.read(key)
   local d = kind.decide(lim, st, clock(), o.cost)
   return reply_kind(kind, d, nil)
@@ -1727,11 +1899,11 @@ local FUNCS = {
 local function call(name, keys, args)
     local f = FUNCS[name]
     if not f then
-      return redis.error_reply('ERR redis_rl: the first argument after the keys names the function (rl_gcra ...)')
+      return error_reply('ERR redis_rl: the first argument after the keys names the function (rl_gcra ...)')
     end
     local ok, res = pcall(f, keys, args)
     if ok then return res end
-    if type(res) == 'table' and res.rl_error then return redis.error_reply(res.rl_error) end
+    if type(res) == 'table' and res.rl_error then return error_reply(res.rl_error) end
     error(res, 0)
   end
   return call
