@@ -1061,7 +1061,19 @@ local function local_window(unit, t)
   return days_from_civil(y, 1, 1) * DAY_MS, days_from_civil(y + 1, 1, 1) * DAY_MS
 end
 
+local compute_window
+
+-- Calendar::window: the last window computed for these parameters (kept on
+-- the parsed limiter, which is remembered), while now is inside it.
 local function quota_window(lim, now_ms)
+  local w = lim.win
+  if w and w.start_ms <= now_ms and now_ms < w.end_ms then return w end
+  w = compute_window(lim, now_ms)
+  lim.win = w
+  return w
+end
+
+function compute_window(lim, now_ms)
   if lim.fixed then
     local start = now_ms - now_ms % lim.fixed
     return { start_ms = start, end_ms = start + lim.fixed }
