@@ -254,6 +254,13 @@ class ManagedService(unittest.TestCase):
         self.assertEqual(c.call("FCALL_RO", "rl_peek", "1", "g", "GCRA", "10", "1000", "BURST", "5"),
                          [1, 5, 3, 0, 200])
         self.assertIsInstance(c.call("FCALL_RO", "rl_gcra", "1", "g", "10", "1000"), Err)
+        # RESP3: the same arrays (a function cannot see the protocol); a nil
+        # lease is a null, not a boolean.
+        c3 = s.connect()
+        self.addCleanup(c3.close)
+        self.assertIsInstance(c3.call("HELLO", "3", "AUTH", "app", "secret"), dict)
+        self.assertEqual(c3.call("FCALL", "rl_acquire", "1", "a3", "1", "1000", "COST", "2"),
+                         [0, 1, 1, -1, 0, None])
         # The EVALSHA form: the same file, its shebang line emptied.
         sha = c.call("SCRIPT", "LOAD", eval_source())
         self.assertEqual(c.call("EVALSHA", sha, "1", "g2", "rl_gcra", "10", "1000", "BURST", "5"), [1, 5, 4, 0, 100])
