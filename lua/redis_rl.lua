@@ -843,17 +843,19 @@ local UNITS = { HOUR = true, DAY = true, WEEK = true, MONTH = true, YEAR = true 
 
 -- Zones with one fixed UTC offset forever, as the module's tzdb has them
 -- (seconds east of UTC). Names compare case-insensitively, as jiff's do.
-local FIXED_ZONES = {}
-do
-  for _, n in ipairs({ 'UTC', 'Etc/UTC', 'Etc/UCT', 'UCT', 'Etc/Universal', 'Universal', 'Etc/Zulu', 'Zulu',
-    'GMT', 'Etc/GMT', 'Etc/GMT+0', 'Etc/GMT-0', 'Etc/GMT0', 'GMT+0', 'GMT-0', 'GMT0', 'Greenwich',
-    'Etc/Greenwich' }) do
-    FIXED_ZONES[n:lower()] = 0
-  end
-  -- Etc/GMT+N is N hours WEST of Greenwich (POSIX sign).
-  for h = 1, 12 do FIXED_ZONES[('etc/gmt+' .. h)] = -h * 3600 end
-  for h = 1, 14 do FIXED_ZONES[('etc/gmt-' .. h)] = h * 3600 end
-end
+-- (Etc/GMT+N is N hours WEST of Greenwich: POSIX signs.)
+local FIXED_ZONES = {
+  ['utc'] = 0, ['etc/utc'] = 0, ['etc/uct'] = 0, ['uct'] = 0, ['etc/universal'] = 0, ['universal'] = 0,
+  ['etc/zulu'] = 0, ['zulu'] = 0, ['gmt'] = 0, ['etc/gmt'] = 0, ['etc/gmt+0'] = 0, ['etc/gmt-0'] = 0,
+  ['etc/gmt0'] = 0, ['gmt+0'] = 0, ['gmt-0'] = 0, ['gmt0'] = 0, ['greenwich'] = 0, ['etc/greenwich'] = 0,
+  ['etc/gmt+1'] = -3600, ['etc/gmt+2'] = -7200, ['etc/gmt+3'] = -10800, ['etc/gmt+4'] = -14400,
+  ['etc/gmt+5'] = -18000, ['etc/gmt+6'] = -21600, ['etc/gmt+7'] = -25200, ['etc/gmt+8'] = -28800,
+  ['etc/gmt+9'] = -32400, ['etc/gmt+10'] = -36000, ['etc/gmt+11'] = -39600, ['etc/gmt+12'] = -43200,
+  ['etc/gmt-1'] = 3600, ['etc/gmt-2'] = 7200, ['etc/gmt-3'] = 10800, ['etc/gmt-4'] = 14400,
+  ['etc/gmt-5'] = 18000, ['etc/gmt-6'] = 21600, ['etc/gmt-7'] = 25200, ['etc/gmt-8'] = 28800,
+  ['etc/gmt-9'] = 32400, ['etc/gmt-10'] = 36000, ['etc/gmt-11'] = 39600, ['etc/gmt-12'] = 43200,
+  ['etc/gmt-13'] = 46800, ['etc/gmt-14'] = 50400,
+}
 
 -- Zones with daylight saving time or other changes: every UTC offset
 -- transition from 1970 to 2201, generated from the module's own tzdata by
