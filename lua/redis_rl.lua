@@ -374,6 +374,8 @@ local function options(c, burst, extra)
       if o.refund then fail('ERR syntax error: REFUND cannot be combined with PEEK') end
       o.peek = true
       i = i + 1
+    elseif w == 'WAIT' or w == 'MAXWAIT' then
+      fail('ERR ' .. w .. ' is not available in the Lua library: a script cannot block')
     else
       unknown_option(args[i])
     end

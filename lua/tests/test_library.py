@@ -254,6 +254,12 @@ class ManagedService(unittest.TestCase):
         self.assertEqual(c.call("FCALL_RO", "rl_peek", "1", "g", "GCRA", "10", "1000", "BURST", "5"),
                          [1, 5, 3, 0, 200])
         self.assertIsInstance(c.call("FCALL_RO", "rl_gcra", "1", "g", "10", "1000"), Err)
+        # No waiting in a script: WAIT and MAXWAIT say so.
+        self.assertEqual(fc("rl_acquire", "1", "a4", "2", "1000", "WAIT", "100"),
+                         Err("ERR WAIT is not available in the Lua library: a script cannot block"))
+        self.assertEqual(fc("rl_gcra", "1", "g4", "10", "1000", "maxwait", "100"),
+                         Err("ERR MAXWAIT is not available in the Lua library: a script cannot block"))
+        self.assertEqual(c.call("EXISTS", "a4", "g4"), 0)
         # RESP3: the same arrays (a function cannot see the protocol); a nil
         # lease is a null, not a boolean.
         c3 = s.connect()
