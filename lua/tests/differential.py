@@ -153,7 +153,6 @@ class Diff:
             out += ["REFUND", str(pick(r, [1, 1, 2, 3, 10, par.limit, U32]))]
         if peek_ok and "REFUND" not in out and r.random() < 0.12:
             out.append("PEEK" if r.random() < 0.8 else "peek")
-        r.shuffle_pairs = None
         return out
 
     def lease_id(self, name):

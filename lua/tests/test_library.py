@@ -95,11 +95,12 @@ class WithModule(unittest.TestCase):
                 m, lib = self.both(cmd, fname, key, *(params + extra))
                 self.assertEqual(m, lib, "%s %s %s at @%d" % (cmd, params, extra, now))
                 self.assertEqual(self.c.call("PTTL", "m:" + key), self.c.call("PTTL", "l:" + key))
-        if version(self.c)[0] >= (7, 2):
-            clock.freeze(T0 + 10**9)
-            self.c.call("DEL", "l:spec")
-            r = self.c.call("FCALL", "rl_gcra", "1", "l:spec", "100000000", "1000", "COST", "1000000")
-            self.assertEqual(r, [1, 100000000, 99000000, 0, 10])
+        # SPEC's example: RL.GCRA k 100000000 1000 COST 1000000 resets in 10 ms.
+        clock.freeze(T0 + 10**9)
+        self.c.call("DEL", "l:spec")
+        r = self.c.call("FCALL", "rl_gcra", "1", "l:spec", "100000000", "1000", "COST", "1000000")
+        self.assertEqual(r, [1, 100000000, 99000000, 0, 10])
+        self.assertEqual(self.c.call("PTTL", "l:spec"), 10)
 
     def test_zone_windows_next_to_every_transition(self):
         # Every embedded zone, every UTC offset transition from 2024 to 2030
