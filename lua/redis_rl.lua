@@ -533,8 +533,11 @@ local function instant_after(now, backlog)
 end
 
 -- now: { us = , ms = , s = , n = , raw = }
+-- The key's expiry: the instant the limiter is full, rounded up to a whole
+-- ms (no server's expiry, Redis 8's active one included, comes before it).
 local function write_at(now, backlog)
-  return { state = instant_after(now, backlog), expire = now.ms + ceil_ms_ns(backlog) }
+  local st = instant_after(now, backlog)
+  return { state = st, expire = st.s * 1000 + floor((st.n + 999999) / 1000000) }
 end
 
 -- ceil(x / d) and the largest c with ceil(c * P / L) <= room, for numbers
@@ -1152,11 +1155,16 @@ end
 local function q_read(lim, st, cur, now_ms)
   if not st or st.end_ms <= now_ms then return 0, cur, false end
   if st.start_ms > now_ms then return lim.limit, cur, true end
-  local win = cur
-  if st.end_ms > cur.end_ms then win = { start_ms = st.start_ms, end_ms = st.end_ms } end
+  -- A changed period or zone: one window to the later end, stored by every
+  -- call other than PEEK (a repair), as the module does.
+  if st.end_ms > cur.end_ms then
+    local count = st.count
+    if count > lim.limit then count = lim.limit end
+    return count, { start_ms = st.start_ms, end_ms = st.end_ms }, false
+  end
   local count = st.count
   if count > lim.limit then count = lim.limit end
-  return count, win, false
+  return count, cur, st.start_ms ~= cur.start_ms or st.end_ms ~= cur.end_ms
 end
 
 local function q_decision(lim, allowed, count, win, now_ms, retry)
@@ -1320,7 +1328,11 @@ local function lg_outcome(lim, view, now, allowed, retry, writes, kind)
   local d = decision(allowed, lim.limit, remaining, retry, reset)
   if not writes then return d, nil end
   local ch = { kind = kind }
-  if n > 0 then ch.w = { state = { window_ms = lim.window_ms, e = view.e }, expire = now.ms + reset } end
+  if n > 0 then
+    -- Expires when the newest entry ages out, rounded up to a whole ms.
+    local ages = view.e[n][1] + lim.W
+    ch.w = { state = { window_ms = lim.window_ms, e = view.e }, expire = floor((ages + 999) / 1000) }
+  end
   if n == 0 and kind == 'repair' then ch.kind = 'delete' end
   return d, ch
 end
@@ -1498,7 +1510,7 @@ local function l_write(r, kind, op, id, set, seq, lease)
   local reset = l_reset(last, r.now)
   return {
     kind = kind, op = op, id = id, lease = lease, seq = seq, last = last_start, reset = reset,
-    expire = floor(r.now / 1000) + reset, delete = last == nil, clamp = r.jumped,
+    expire = last and floor((last + 999) / 1000) or 0, delete = last == nil, clamp = r.jumped,
   }
 end
 
