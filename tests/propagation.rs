@@ -47,6 +47,32 @@ fn a_lone_master_without_aof_builds_no_effects() {
     assert_eq!(info_u64(&mut c, "replication", "master_repl_offset"), 0);
 }
 
+/// A deleting write (the last lease released, a refund that fills the
+/// limiter) propagates nothing either when nothing consumes effects (it
+/// called RedisModule_Replicate("DEL") and counted it as an effect), and
+/// still counts as a change to the dataset, so RDB save points fire.
+#[test]
+fn deleting_writes_on_a_lone_master_propagate_nothing_and_still_count_as_changes() {
+    let s = frozen(&[]);
+    let mut c = s.conn();
+    let before = info_u64(&mut c, "persistence", "rdb_changes_since_last_save");
+    for i in 0..5 {
+        let v: redis::Value =
+            redis::cmd("RL.ACQUIRE").arg(format!("l{i}")).arg(1).arg(60000).arg("ID").arg("x").query(&mut c).unwrap();
+        assert!(matches!(&v, redis::Value::Array(f) if f[0] == redis::Value::Int(1)));
+        let released: i64 = redis::cmd("RL.RELEASE").arg(format!("l{i}")).arg("x").query(&mut c).unwrap();
+        assert_eq!(released, 1);
+        rl(&mut c, &format!("RL.GCRA g{i} 10 60000 COST 3"));
+        assert!(rl(&mut c, &format!("RL.GCRA g{i} 10 60000 REFUND 3")).allowed);
+    }
+    let exists: i64 = redis::cmd("EXISTS").arg(&["l0", "l4", "g0", "g4"][..]).query(&mut c).unwrap();
+    assert_eq!(exists, 0, "the deleting writes deleted nothing");
+    assert_eq!(effects(&mut c), 0);
+    assert_eq!(info_u64(&mut c, "replication", "master_repl_offset"), 0);
+    let after = info_u64(&mut c, "persistence", "rdb_changes_since_last_save");
+    assert!(after >= before + 20, "the writes did not count as changes: {before} -> {after}");
+}
+
 #[test]
 fn a_replica_that_attaches_after_unpropagated_writes_gets_them_and_every_later_one() {
     let master = frozen(&[]);
