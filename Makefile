@@ -19,7 +19,7 @@ REDIS8_SERVER  := $(REDIS8_DIR)/bin/redis-server
 # Redis 7.0 (SERVER), Redis 8, Valkey 9.
 SERVERS ?= $(SERVER) $(REDIS8_SERVER) $(VALKEY_SERVER)
 
-.PHONY: help deps valkey redis8 build build-hooks run test test-unit test-integration test-python-client test-node-client test-exporter lint bench bench-core profile clean
+.PHONY: help deps valkey redis8 build build-hooks run test test-unit test-integration test-python-client test-node-client test-exporter test-lua lua-tz lint bench bench-core profile clean
 
 help: ## Show this help
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z0-9_-]+:.*## / {printf "  make %-18s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -60,6 +60,12 @@ test-node-client: build ## Run only the Node.js client's suite (clients/node), a
 
 test-exporter: build ## Run only the exporter's and rl-top's suite, against SERVER (FULL=1: with Prometheus and Chromium)
 	REDIS_SERVER=$(SERVER) REDIS_RL_MODULE=$(MODULE) RL_EXPORTER_FULL=$(FULL) bash scripts/test-exporter.sh
+
+test-lua: build ## Run only the Lua library's suite (lua/: the differential test against the module, a managed-service stand-in), against SERVER
+	REDIS_SERVER=$(SERVER) REDIS_RL_MODULE=$(MODULE) bash scripts/test-lua.sh
+
+lua-tz: ## Regenerate the Lua library's time-zone tables from the module's tzdata (lua/tzgen, needs cargo)
+	scripts/gen-lua-tz.sh
 
 test-unit: ## Run only the pure-core unit and property tests (no server)
 	$(CARGO) test --features test-hooks --lib --test core_properties --test core_allocations --test core_param_changes --test core_log --test core_lease --test core_quota --test core_refunds --test core_replica_apply
