@@ -7,7 +7,7 @@ use std::ffi::c_void;
 
 use redis_module::raw::RedisModuleType;
 
-use super::ffi::{api, OpenKey, Slot};
+use super::ffi::{api, has, OpenKey, Slot};
 
 /// A new block of `len` zeroed words; ownership passes to the caller.
 pub fn alloc(len: usize) -> *mut c_void {
@@ -41,13 +41,21 @@ pub unsafe fn words_mut<'v>(value: *mut c_void) -> &'v mut [u64] {
     unsafe { std::slice::from_raw_parts_mut(p.add(1), *p as usize) }
 }
 
-/// What a block costs: its words and its length word.
+/// What a block costs: what the server's allocator holds for it (its words
+/// and its length word, rounded up to the allocator's size class), so
+/// MEMORY USAGE is what deleting the key frees; the words alone where the
+/// server cannot say (RedisModule_MallocSize).
 ///
 /// # Safety
 /// As for [`words`].
 pub unsafe fn bytes(value: *const c_void) -> usize {
     // SAFETY: per the contract.
-    8 * (1 + unsafe { words(value) }.len())
+    let asked = 8 * (1 + unsafe { words(value) }.len());
+    if has!(RedisModule_MallocSize) {
+        api!(RedisModule_MallocSize(value.cast_mut())).max(asked)
+    } else {
+        asked
+    }
 }
 
 /// A new block with the same words.
