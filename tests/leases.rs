@@ -260,7 +260,9 @@ fn memory_usage_grows_with_the_leases_held_and_shrinks_back() {
         ids.push(acquire(&mut c, "RL.ACQUIRE k 100 60000").1.unwrap());
     }
     let full = usage(&mut c);
-    assert!(full <= 100 * 80, "MEMORY USAGE {full} for 100 leases");
+    // About 72 bytes a lease, in the allocator's size class (8 KiB here;
+    // tests/memory_usage.rs checks MEMORY USAGE against what deleting frees).
+    assert!(full <= 100 * 96, "MEMORY USAGE {full} for 100 leases");
     for id in &ids[..98] {
         assert_eq!(int(&mut c, &["RL.RELEASE", "k", id]), 1);
     }
