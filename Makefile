@@ -19,7 +19,7 @@ REDIS8_SERVER  := $(REDIS8_DIR)/bin/redis-server
 # Redis 7.0 (SERVER), Redis 8, Valkey 9.
 SERVERS ?= $(SERVER) $(REDIS8_SERVER) $(VALKEY_SERVER)
 
-.PHONY: help deps valkey redis8 build build-hooks run test test-unit test-integration test-python-client test-node-client test-exporter test-lua lua-tz lint bench bench-core profile clean
+.PHONY: help deps valkey redis8 build build-hooks run test test-unit test-integration test-python-client test-node-client test-exporter test-lua lua-tz release lint bench bench-core profile clean
 
 help: ## Show this help
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z0-9_-]+:.*## / {printf "  make %-18s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -68,7 +68,7 @@ lua-tz: ## Regenerate the Lua library's time-zone tables from the module's tzdat
 	scripts/gen-lua-tz.sh
 
 test-unit: ## Run only the pure-core unit and property tests (no server)
-	$(CARGO) test --features test-hooks --lib --test core_properties --test core_allocations --test core_param_changes --test core_log --test core_lease --test core_quota --test core_refunds --test core_replica_apply
+	$(CARGO) test --features test-hooks --lib --test core_properties --test core_allocations --test core_param_changes --test core_log --test core_lease --test core_quota --test core_refunds --test core_replica_apply --test versions
 
 lint: ## rustfmt check and clippy with warnings as errors
 	$(CARGO) fmt --check
@@ -83,6 +83,15 @@ profile: build ## Instructions per command inside the server (callgrind), next t
 
 bench-core: ## Criterion benchmarks of the pure core (ns per decision)
 	$(CARGO) bench --bench core
+
+VERSION := $(shell sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -n1)
+
+release: ## Tag this commit as v$(VERSION) (annotated; pushed nowhere): needs a clean tree and a CHANGELOG section (run make test first)
+	@test -z "$$(git status --porcelain)" || { echo "release: the tree has uncommitted changes"; exit 1; }
+	@grep -q '^## $(VERSION)' CHANGELOG.md || { echo "release: CHANGELOG.md has no section for $(VERSION)"; exit 1; }
+	@! git rev-parse -q --verify "refs/tags/v$(VERSION)" >/dev/null || { echo "release: v$(VERSION) is already tagged"; exit 1; }
+	git tag -a "v$(VERSION)" -m "redis-rl $(VERSION)" -m "See CHANGELOG.md."
+	@echo "release: tagged v$(VERSION) (not pushed)"
 
 clean: ## Remove build output
 	$(CARGO) clean

@@ -1,7 +1,8 @@
-//! redis-rl: native, atomic rate limiters for Redis.
+//! redis-rl: native, atomic limiters for Redis and Valkey.
 //!
-//! - [`core`]: the pure algorithms (GCRA, token bucket, sliding window
-//!   counter). No Redis, no clock, no floating point, no allocation.
+//! - [`core`]: the pure algorithms: rate (GCRA, token bucket, sliding
+//!   window counter, exact sliding log), concurrency leases, calendar
+//!   quotas. No Redis, no clock, no floating point.
 //! - `module`: the thin Redis layer (commands, data types, propagation).
 
 #[cfg(feature = "test-hooks")]

@@ -29,11 +29,16 @@ use super::ffi::{api, has, Ctx};
 
 /// The module version in which every command first appeared: all of them
 /// came with this first release, so the crate version.
-const SINCE: &CStr = super::VERSION_TEXT;
+/// Releases, for `since`: 0.1.0 had RL.GCRA, RL.TOKENBUCKET, RL.SLIDE,
+/// RL.ALL and CL.THROTTLE (and RL.APPLY); the rest came with 0.2.0.
+pub const V0_1_0: &CStr = c"0.1.0";
+pub const V0_2_0: &CStr = c"0.2.0";
 
 /// How one command is documented.
 pub struct Info {
     pub summary: &'static CStr,
+    /// The release the command appeared in (`COMMAND DOCS`' `since`).
+    pub since: &'static CStr,
     pub complexity: &'static CStr,
     /// As Redis counts it, the command name included; `-N` means at least N.
     pub arity: c_int,
@@ -133,6 +138,7 @@ const BURST: Arg =
     Arg::int(c"burst").token(c"BURST").optional().summary(c"unit requests admitted back to back (default limit)");
 
 pub static GCRA: Info = Info {
+    since: V0_1_0,
     summary: c"Checks and consumes a GCRA rate limit: limit per period_ms, with bursts",
     complexity: c"O(1)",
     arity: -4,
@@ -142,6 +148,7 @@ pub static GCRA: Info = Info {
 };
 
 pub static TOKENBUCKET: Info = Info {
+    since: V0_1_0,
     summary: c"Takes tokens from a bucket of capacity tokens refilled at refill_tokens per refill_period_ms",
     complexity: c"O(1)",
     arity: -5,
@@ -158,6 +165,7 @@ pub static TOKENBUCKET: Info = Info {
 };
 
 pub static SLIDE: Info = Info {
+    since: V0_1_0,
     summary: c"Checks and counts a request against a sliding window of limit per window_ms",
     complexity: c"O(1)",
     arity: -4,
@@ -167,6 +175,7 @@ pub static SLIDE: Info = Info {
 };
 
 pub static LOG: Info = Info {
+    since: V0_2_0,
     summary: c"Checks and logs a request against an exact sliding log of limit per window_ms",
     complexity: c"O(log N) where N is the number of entries in the log, plus the entries that age out",
     arity: -4,
@@ -176,6 +185,7 @@ pub static LOG: Info = Info {
 };
 
 pub static QUOTA: Info = Info {
+    since: V0_2_0,
     summary: c"Counts requests against a quota of limit per calendar window (in a time zone) or per fixed window",
     complexity: c"O(1)",
     arity: -4,
@@ -214,6 +224,7 @@ pub fn all(kinds: &[(&'static CStr, &'static CStr, &'static Info)]) -> &'static 
         PEEK,
     ];
     Box::leak(Box::new(Info {
+        since: V0_1_0,
         summary: c"Checks several rate limits as one decision: consumes from every key only if all allow",
         complexity: c"O(N) where N is the number of keys",
         // RL.ALL 1 key SLIDE limit window_ms
@@ -226,6 +237,7 @@ pub fn all(kinds: &[(&'static CStr, &'static CStr, &'static Info)]) -> &'static 
 }
 
 pub static ACQUIRE: Info = Info {
+    since: V0_2_0,
     summary: c"Acquires a lease of cost units on a concurrency limit of limit units held at once, for lease_ms",
     complexity: c"O(log N) where N is the number of leases held, plus the expired leases it drops; O(N) after a backward clock jump, until a write repairs the set",
     arity: -4,
@@ -249,6 +261,7 @@ pub static ACQUIRE: Info = Info {
 };
 
 pub static RELEASE: Info = Info {
+    since: V0_2_0,
     summary: c"Ends a live lease of a concurrency limit: 1 if it was live, else 0",
     complexity: c"O(log N) where N is the number of leases held, plus the expired leases it drops; O(N) after a backward clock jump, until a write repairs the set",
     arity: 3,
@@ -258,6 +271,7 @@ pub static RELEASE: Info = Info {
 };
 
 pub static RENEW: Info = Info {
+    since: V0_2_0,
     summary: c"Extends a live lease of a concurrency limit to lease_ms from now: 1 if it was live, else 0",
     complexity: c"O(log N) where N is the number of leases held, plus the expired leases it drops; O(N) after a backward clock jump, until a write repairs the set",
     arity: 4,
@@ -268,6 +282,7 @@ pub static RENEW: Info = Info {
 
 /// redis-cell's CL.THROTTLE, with its argument names.
 pub static THROTTLE: Info = Info {
+    since: V0_1_0,
     summary:
         c"redis-cell compatible: checks and consumes a GCRA limit of count per period seconds, bursts of max_burst + 1",
     complexity: c"O(1)",
@@ -289,6 +304,7 @@ pub static THROTTLE: Info = Info {
 const READ_KEY: u32 = raw::REDISMODULE_CMD_KEY_RO | raw::REDISMODULE_CMD_KEY_ACCESS;
 
 pub static PEEK_COMMAND: Info = Info {
+    since: V0_2_0,
     summary: c"Answers what a limiter command with PEEK would, reading the key only: works where writes are refused",
     complexity: c"As the kind's command: O(1) for the fixed-size kinds, O(log N) for a log or a lease set; O(N) for a lease set read after a backward clock jump (or on a replica whose clock is behind its master's), O(N log T) for its denial's retry time",
     // RL.PEEK SLIDE key limit window_ms
@@ -303,6 +319,7 @@ pub static PEEK_COMMAND: Info = Info {
 };
 
 pub static APPLY: Info = Info {
+    since: V0_1_0,
     summary: c"Internal: stores a limiter state propagated from the master or the AOF",
     complexity: c"O(1)",
     arity: 3,
@@ -316,6 +333,7 @@ pub static APPLY: Info = Info {
 /// categories (as `SLOWLOG`), so that reading and resetting can be told
 /// apart by ACL rules.
 pub static TOP: Info = Info {
+    since: V0_2_0,
     summary: c"Who is limited on this node: the keys with the most denied calls or consumed units",
     complexity: c"Depends on subcommand.",
     arity: -2,
@@ -329,6 +347,7 @@ const TOP_COUNT: Arg =
     Arg::int(c"count").token(c"COUNT").optional().summary(c"how many keys, 1 to top-capacity (default 10)");
 
 pub static TOP_DENIED: Info = Info {
+    since: V0_2_0,
     summary: c"The node's keys with the most denied calls since the last reset, highest first, with their error",
     complexity: c"O(C log C) where C is top-capacity",
     arity: -2,
@@ -338,6 +357,7 @@ pub static TOP_DENIED: Info = Info {
 };
 
 pub static TOP_CONSUMED: Info = Info {
+    since: V0_2_0,
     summary:
         c"The node's keys with the most consumed units since the last reset (sampled), highest first, with their error",
     complexity: c"O(C log C) where C is top-capacity",
@@ -350,6 +370,7 @@ pub static TOP_CONSUMED: Info = Info {
 /// An admin action, as SLOWLOG RESET: the same categories, and in a
 /// cluster it is meant for every node.
 pub static TOP_RESET: Info = Info {
+    since: V0_2_0,
     summary: c"Empties both RL.TOP lists of this node",
     complexity: c"O(C) where C is top-capacity",
     arity: 2,
@@ -362,6 +383,7 @@ pub static TOP_RESET: Info = Info {
 pub const TOP_RESET_TIPS: &CStr = c"request_policy:all_nodes response_policy:all_succeeded";
 
 pub static TOP_HELP: Info = Info {
+    since: V0_2_0,
     summary: c"Shows RL.TOP's subcommands",
     complexity: c"O(1)",
     arity: 2,
@@ -410,7 +432,7 @@ pub fn set_with_tips(ctx: Ctx<'_>, name: &CStr, info: &Info, tips: Option<&'stat
         version: &VERSION,
         summary: info.summary.as_ptr(),
         complexity: info.complexity.as_ptr(),
-        since: SINCE.as_ptr(),
+        since: info.since.as_ptr(),
         history: null_mut(),
         tips: tips.map_or(null(), CStr::as_ptr),
         arity: info.arity,
