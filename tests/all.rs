@@ -243,19 +243,23 @@ fn a_key_of_another_type_or_algorithm_is_wrongtype_and_nothing_is_written() {
     rl(&mut c, "RL.SLIDE w 5 1000");
     let keys = ["g", "w", "new", "str"];
     let before = snapshot(&mut c, &keys);
-    for line in [
-        "RL.ALL 2 str new SLIDE 5 1000 SLIDE 5 1000",
-        "RL.ALL 2 new str SLIDE 5 1000 SLIDE 5 1000",
-        "RL.ALL 2 g new SLIDE 5 1000 GCRA 5 1000",
-        "RL.ALL 3 new w g GCRA 5 1000 SLIDE 5 1000 TOKENBUCKET 5 5 1000",
-        "RL.ALL 2 g w GCRA 5 1000 GCRA 5 1000 PEEK",
+    let other_type = "WRONGTYPE Operation against a key holding the wrong kind of value";
+    for (line, want) in [
+        ("RL.ALL 2 str new SLIDE 5 1000 SLIDE 5 1000", other_type),
+        ("RL.ALL 2 new str SLIDE 5 1000 SLIDE 5 1000", other_type),
+        // Another limiter kind: the error says which.
+        ("RL.ALL 2 g new SLIDE 5 1000 GCRA 5 1000", "WRONGTYPE the key holds an RL.GCRA limiter, not an RL.SLIDE one"),
+        (
+            "RL.ALL 3 new w g GCRA 5 1000 SLIDE 5 1000 TOKENBUCKET 5 5 1000",
+            "WRONGTYPE the key holds an RL.GCRA limiter, not an RL.TOKENBUCKET one",
+        ),
+        (
+            "RL.ALL 2 g w GCRA 5 1000 GCRA 5 1000 PEEK",
+            "WRONGTYPE the key holds an RL.SLIDE limiter, not an RL.GCRA one",
+        ),
     ] {
         let words: Vec<&str> = line.split(' ').collect();
-        assert_eq!(
-            err_of(&mut c, &words),
-            "WRONGTYPE Operation against a key holding the wrong kind of value",
-            "{line}"
-        );
+        assert_eq!(err_of(&mut c, &words), want, "{line}");
         assert_eq!(snapshot(&mut c, &keys), before, "{line}");
     }
 }

@@ -197,3 +197,43 @@ fn extreme_valid_arguments_work() {
     }
     assert!(s.alive());
 }
+
+/// Errors that help (issue 29): a key of another limiter kind says which
+/// kind it holds; a duration with a unit says durations are whole ms (and
+/// what it is in ms); every command, and RL.ALL names the spec.
+#[test]
+fn errors_say_what_the_key_holds_and_that_durations_are_milliseconds() {
+    let s = Server::start();
+    let mut c = s.conn();
+    rl(&mut c, "RL.LOG log 5 1000");
+    let _: i64 = redis::cmd("RL.RELEASE").arg("log").arg("x").query(&mut c).map_or(0, |v: i64| v);
+    for (words, want) in [
+        (&["RL.GCRA", "log", "10", "1000"][..], "WRONGTYPE the key holds an RL.LOG limiter, not an RL.GCRA one"),
+        (&["RL.ACQUIRE", "log", "10", "1000"], "WRONGTYPE the key holds an RL.LOG limiter, not an RL.ACQUIRE one"),
+        (&["RL.RENEW", "log", "x", "1000"], "WRONGTYPE the key holds an RL.LOG limiter, not an RL.ACQUIRE one"),
+        (
+            &["RL.ALL", "1", "log", "QUOTA", "5", "DAY"],
+            "WRONGTYPE the key holds an RL.LOG limiter, not an RL.QUOTA one",
+        ),
+        (
+            &["RL.GCRA", "k", "10", "1s"],
+            "ERR period_ms is not an integer: durations are whole milliseconds (that is 1000)",
+        ),
+        (
+            &["RL.TOKENBUCKET", "k", "10", "1", "1m"],
+            "ERR refill_period_ms is not an integer: durations are whole milliseconds (that is 60000)",
+        ),
+        (
+            &["RL.ACQUIRE", "k", "1", "30s"],
+            "ERR lease_ms is not an integer: durations are whole milliseconds (that is 30000)",
+        ),
+        (
+            &["RL.ALL", "1", "k", "SLIDE", "5", "2h"],
+            "ERR window_ms is not an integer: durations are whole milliseconds (that is 7200000) (spec 1)",
+        ),
+        (&["RL.GCRA", "k", "10", "1.5s"], "ERR period_ms is not an integer"),
+    ] {
+        assert_eq!(err_of(&mut c, words), want, "{words:?}");
+    }
+    assert!(!exists(&mut c, "k"));
+}

@@ -74,10 +74,16 @@ fn rl_peek_checks_its_arguments_as_the_command_does() {
     let s = frozen();
     let mut c = s.conn();
     let e = err_of(&mut c, &["RL.PEEK", "LEAKY", "k", "1", "1"]);
-    assert_eq!(
-        e,
-        "ERR syntax error: unknown limiter 'LEAKY' (expected GCRA, TOKENBUCKET, SLIDE, LOG, QUOTA or CONCURRENCY)"
-    );
+    let kinds_first = "ERR syntax error: unknown limiter 'LEAKY' (expected GCRA, TOKENBUCKET, SLIDE, LOG, QUOTA or \
+                       CONCURRENCY): RL.PEEK takes the kind first, as in RL.PEEK GCRA key limit period_ms";
+    assert_eq!(e, kinds_first);
+    // The kind forgotten: the keywords are named (it was only "wrong number
+    // of arguments", the server's arity check answering first).
+    for forgot in [&["RL.PEEK", "user", "10", "1000"][..], &["RL.PEEK", "user", "10"], &["RL.PEEK", "user"]] {
+        assert_eq!(err_of(&mut c, forgot), kinds_first.replace("LEAKY", "user"), "{forgot:?}");
+    }
+    assert!(err_of(&mut c, &["RL.PEEK", "GCRA"]).contains("wrong number of arguments"));
+    assert!(err_of(&mut c, &["RL.PEEK"]).contains("wrong number of arguments"));
     assert!(err_of(&mut c, &["RL.PEEK", "GCRA", "k", "1"]).contains("wrong number of arguments"));
     assert!(err_of(&mut c, &["RL.PEEK", "TOKENBUCKET", "k", "1", "1"]).contains("wrong number of arguments"));
     assert_eq!(err_of(&mut c, &["RL.PEEK", "GCRA", "k", "x", "1000"]), "ERR limit is not an integer");
@@ -94,8 +100,14 @@ fn rl_peek_checks_its_arguments_as_the_command_does() {
     // Another kind's key, or another type, is WRONGTYPE; a missing key is full.
     rl(&mut c, "RL.GCRA g 10 1000");
     let _: () = redis::cmd("SET").arg("s").arg("v").query(&mut c).unwrap();
-    assert!(err_of(&mut c, &["RL.PEEK", "SLIDE", "g", "10", "1000"]).starts_with("WRONGTYPE"));
-    assert!(err_of(&mut c, &["RL.PEEK", "GCRA", "s", "10", "1000"]).starts_with("WRONGTYPE"));
+    assert_eq!(
+        err_of(&mut c, &["RL.PEEK", "SLIDE", "g", "10", "1000"]),
+        "WRONGTYPE the key holds an RL.GCRA limiter, not an RL.SLIDE one"
+    );
+    assert_eq!(
+        err_of(&mut c, &["RL.PEEK", "GCRA", "s", "10", "1000"]),
+        "WRONGTYPE Operation against a key holding the wrong kind of value"
+    );
     assert_eq!(rl(&mut c, "RL.PEEK SLIDE nokey 10 1000"), Reply::new(true, 10, 9, 0, 2000));
     let keys: i64 = redis::cmd("DBSIZE").query(&mut c).unwrap();
     assert_eq!(keys, 2, "RL.PEEK created a key");

@@ -66,6 +66,11 @@ pub enum ArgError {
     IdLength(&'static str),
     /// `WAIT` where the command does not wait (`RL.ALL`, `RL.PEEK`): why.
     NoWait(&'static str),
+    /// A duration given with a unit (`1s`): `ms`, what it is in ms.
+    DurationUnit {
+        arg: &'static str,
+        ms: Option<u64>,
+    },
     /// RL.ALL: an error inside spec number `.0` (1-based), so the client
     /// knows which of several `limit`s is meant.
     InSpec(usize, Box<ArgError>),
@@ -84,6 +89,12 @@ impl fmt::Display for ArgError {
             ArgError::Repeated(arg) => write!(f, "ERR syntax error: {arg} given more than once"),
             ArgError::IdLength(arg) => write!(f, "ERR {arg} must be 1 to {MAX_ID_LEN} bytes"),
             ArgError::NoWait(why) => write!(f, "ERR syntax error: WAIT is not accepted here: {why}"),
+            ArgError::DurationUnit { arg, ms: Some(ms) } => {
+                write!(f, "ERR {arg} is not an integer: durations are whole milliseconds (that is {ms})")
+            }
+            ArgError::DurationUnit { arg, ms: None } => {
+                write!(f, "ERR {arg} is not an integer: durations are whole milliseconds")
+            }
             ArgError::Conflict(a, b) => write!(f, "ERR syntax error: {a} cannot be combined with {b}"),
             ArgError::MissingValue(arg) => write!(f, "ERR syntax error: {arg} needs a value"),
             ArgError::Param(p) => write!(f, "ERR {} is out of range: {}", p.arg, p.reason),
@@ -156,7 +167,30 @@ pub fn count(bytes: &[u8], arg: &'static str) -> Result<u64, ArgError> {
 
 /// A duration in ms (`period_ms`, `refill_period_ms`, `window_ms`): 1 to 10^12.
 pub fn period(bytes: &[u8], arg: &'static str) -> Result<u64, ArgError> {
-    int_in(bytes, arg, 1, MAX_PERIOD_MS)
+    int_in(bytes, arg, 1, MAX_PERIOD_MS).map_err(|e| match e {
+        ArgError::NotInteger(_) => with_unit(bytes).map_or(e, |ms| ArgError::DurationUnit { arg, ms }),
+        e => e,
+    })
+}
+
+/// What a duration written with a unit (`1s`, `250ms`, `10m`, `2h`, `1d`)
+/// is in milliseconds, for the error that says durations are integer ms.
+fn with_unit(bytes: &[u8]) -> Option<Option<u64>> {
+    let digits = bytes.iter().take_while(|b| b.is_ascii_digit()).count();
+    let (n, unit) = bytes.split_at(digits);
+    if n.is_empty() || unit.is_empty() || unit.len() > 3 {
+        return None;
+    }
+    let per: u64 = match unit.to_ascii_lowercase().as_slice() {
+        b"ms" => 1,
+        b"s" | b"sec" => 1_000,
+        b"m" | b"min" => 60_000,
+        b"h" => 3_600_000,
+        b"d" => 86_400_000,
+        _ => return None,
+    };
+    // The value in ms if it is one (else the hint names no number).
+    Some(std::str::from_utf8(n).ok()?.parse::<u64>().ok().and_then(|n| n.checked_mul(per)))
 }
 
 /// A lease id, `name` in errors: 1 to 128 bytes, any bytes.
@@ -378,6 +412,19 @@ mod tests {
 
     fn opts(words: &[&str]) -> Result<Options, ArgError> {
         Cursor::command(words.len(), |i| words[i].as_bytes(), 0, 0, true)?.options(true)
+    }
+
+    #[test]
+    fn a_duration_with_a_unit_says_durations_are_milliseconds() {
+        let e = |w: &str| period(w.as_bytes(), "period_ms").unwrap_err().to_string();
+        assert_eq!(e("1s"), "ERR period_ms is not an integer: durations are whole milliseconds (that is 1000)");
+        assert_eq!(e("250ms"), "ERR period_ms is not an integer: durations are whole milliseconds (that is 250)");
+        assert_eq!(e("10M"), "ERR period_ms is not an integer: durations are whole milliseconds (that is 600000)");
+        assert_eq!(e("2h"), "ERR period_ms is not an integer: durations are whole milliseconds (that is 7200000)");
+        assert_eq!(e("99999999999999999999d"), "ERR period_ms is not an integer: durations are whole milliseconds");
+        for plain in ["1.5", "abc", "1x", "s", "-1s", ""] {
+            assert_eq!(e(plain), "ERR period_ms is not an integer", "{plain}");
+        }
     }
 
     #[test]

@@ -307,8 +307,10 @@ pub static PEEK_COMMAND: Info = Info {
     since: V0_2_0,
     summary: c"Answers what a limiter command with PEEK would, reading the key only: works where writes are refused",
     complexity: c"As the kind's command: O(1) for the fixed-size kinds, O(log N) for a log or a lease set; O(N) for a lease set read after a backward clock jump (or on a replica whose clock is behind its master's), O(N log T) for its denial's retry time",
-    // RL.PEEK SLIDE key limit window_ms
-    arity: -5,
+    // At least the kind (the command then says what it lacks: the kind's
+    // keywords, or the count); its shortest whole form is
+    // RL.PEEK SLIDE key limit window_ms.
+    arity: -2,
     keys: Keys::Second { flags: READ_KEY },
     args: &[
         Arg::string(c"kind").summary(c"a limiter keyword, as in RL.ALL's specs"),

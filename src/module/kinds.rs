@@ -303,6 +303,14 @@ macro_rules! dispatch {
             $(v.kind::<$kind>();)*
         }
 
+        /// The command of the kind whose data type is `ty`, if one is.
+        pub fn command_of_type(ty: *mut RedisModuleType) -> Option<&'static CStr> {
+            $(if !ty.is_null() && ty == <$kind as Kind>::redis_type() {
+                return Some(<$kind as Kind>::COMMAND);
+            })*
+            None
+        }
+
         /// Runs `w` for the kind whose keyword is `word` (any case); gives
         /// `w` back if none is.
         pub fn by_keyword<W: WithKind>(word: &[u8], w: W) -> Result<W::Out, W> {

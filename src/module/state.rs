@@ -24,8 +24,27 @@ use super::stored::{self, Stored};
 
 pub const WRONGTYPE: &str = "WRONGTYPE Operation against a key holding the wrong kind of value";
 
-/// The key holds another Redis type or another kind's state.
-pub struct WrongType;
+/// The key holds another Redis type, or another kind's state (`held`: that
+/// kind's command, so the error can say which).
+pub struct WrongType {
+    pub held: Option<&'static CStr>,
+}
+
+impl WrongType {
+    /// The error reply: Redis's own WRONGTYPE text for another Redis type,
+    /// and which limiter the key holds for another kind's state, as in
+    /// `WRONGTYPE the key holds an RL.LOG limiter, not an RL.GCRA one`.
+    pub fn message<K: Kind>(&self) -> String {
+        match self.held {
+            Some(held) => format!(
+                "WRONGTYPE the key holds an {} limiter, not an {} one",
+                held.to_string_lossy(),
+                K::COMMAND.to_string_lossy()
+            ),
+            None => WRONGTYPE.to_string(),
+        }
+    }
+}
 
 /// What was written, for [`KeyState::announce`]. (A stored state's change
 /// is not kept here: it can be as large as a lease id, and the caller
@@ -110,7 +129,8 @@ impl<'c, K: Kind> KeyState<'c, K> {
         let held = match key.slot() {
             Slot::Empty => None,
             Slot::Module(ty, value) if ty == K::redis_type() => Some(value),
-            _ => return Err(WrongType),
+            Slot::Module(ty, _) => return Err(WrongType { held: super::kinds::command_of_type(ty) }),
+            _ => return Err(WrongType { held: None }),
         };
         Ok(Self { ctx, name, key: Some(key), held, written: Written::Nothing, event: K::EVENT, kind: PhantomData })
     }

@@ -30,7 +30,7 @@ use crate::module::clock;
 use crate::module::ffi::{api, context_flags, has, reply_array, reply_error, reply_i64, reply_wrong_arity, Argv, Ctx};
 use crate::module::kinds::{with_kinds, Kind};
 use crate::module::reply;
-use crate::module::state::{KeyState, WrongType, WRONGTYPE};
+use crate::module::state::KeyState;
 use crate::module::stats::Counters;
 use crate::module::top;
 
@@ -59,10 +59,10 @@ pub fn command(ctx: Ctx<'_>, args: Argv<'_>) {
     for (i, spec) in parsed.specs.iter().enumerate() {
         match AnyPart::open(ctx, args.string(2 + i), args.bytes(2 + i), spec.limit, spec.cost, spec.refund, now) {
             Ok(part) => parts.push(part),
-            Err(WrongType) => {
+            Err(wrong_type) => {
                 // Closes every key opened so far; nothing was written.
                 drop(parts);
-                return reply_error(ctx, WRONGTYPE);
+                return reply_error(ctx, &wrong_type);
             }
         }
     }
@@ -216,8 +216,8 @@ impl<'c, K: Kind> Part<'c, K> {
         cost: u64,
         refund: Option<u64>,
         now: Nanos,
-    ) -> Result<Self, WrongType> {
-        let key = KeyState::<K>::open(ctx, name)?;
+    ) -> Result<Self, String> {
+        let key = KeyState::<K>::open(ctx, name).map_err(|e| e.message::<K>())?;
         let mut verdict = match refund {
             Some(units) => limiter.settle(key.state(), now, units),
             None => limiter.decide(key.state(), now, cost),
@@ -289,7 +289,7 @@ macro_rules! any_part {
                 cost: u64,
                 refund: Option<u64>,
                 now: Nanos,
-            ) -> Result<Self, WrongType> {
+            ) -> Result<Self, String> {
                 match limit {
                     $(Limit::$variant(l) => Part::open(ctx, name, key_name, l, cost, refund, now).map(AnyPart::$variant),)*
                 }

@@ -14,7 +14,7 @@ use crate::module::args;
 use crate::module::clock;
 use crate::module::ffi::{context_flags, reply_error, reply_i64, reply_wrong_arity, Argv, Ctx};
 use crate::module::lease::{classify, Acquire};
-use crate::module::state::{KeyState, WRONGTYPE};
+use crate::module::state::KeyState;
 use crate::module::stats::{Counters, Tally};
 
 /// RL.RELEASE's `INFO rl` counters (allowed: answered 1).
@@ -61,8 +61,9 @@ fn settle(
     event: &'static CStr,
     op: impl FnOnce(Option<&LeaseBlock<&[u64]>>, u64) -> LeaseReply,
 ) {
-    let Ok(mut key) = KeyState::<Acquire>::open(ctx, args.string(1)) else {
-        return reply_error(ctx, WRONGTYPE);
+    let mut key = match KeyState::<Acquire>::open(ctx, args.string(1)) {
+        Ok(key) => key,
+        Err(e) => return reply_error(ctx, &e.message::<Acquire>()),
     };
     let now = clock::now();
     let r = op(key.state().as_ref(), now.0);

@@ -24,7 +24,7 @@ use super::clock;
 use super::ffi::{context_flags, reply_error, reply_wrong_arity, Argv, Ctx};
 use super::kinds::Kind;
 use super::reply;
-use super::state::{KeyState, WRONGTYPE};
+use super::state::KeyState;
 use super::stats::Counters;
 
 /// A kind's own command, `RL.<KEYWORD> key <grammar> [PEEK]`.
@@ -58,8 +58,9 @@ pub fn run<K: Kind, A: for<'s> Algorithm<State<'s> = K::State<'s>, Write = K::Wr
         // RL.ACQUIRE ... WAIT: only its grammar takes WAIT.
         return wait::command(ctx, args, wait_ms);
     }
-    let Ok(mut key) = KeyState::<K>::open(ctx, args.string(1)) else {
-        return reply_error(ctx, WRONGTYPE);
+    let mut key = match KeyState::<K>::open(ctx, args.string(1)) {
+        Ok(key) => key,
+        Err(e) => return reply_error(ctx, &e.message::<K>()),
     };
 
     let now = clock::now();

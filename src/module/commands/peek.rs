@@ -9,17 +9,23 @@ use crate::module::clock;
 use crate::module::ffi::{context_flags, reply_error, reply_wrong_arity, Argv, Ctx};
 use crate::module::kinds::{self, Kind, WithKind};
 use crate::module::reply;
-use crate::module::state::{KeyState, WRONGTYPE};
+use crate::module::state::KeyState;
 
 pub fn command(ctx: Ctx<'_>, args: Argv<'_>) {
+    if args.len() < 2 {
+        return reply_wrong_arity(ctx);
+    }
+    // The kind first, so a call that forgot it (`RL.PEEK user 10 1000`)
+    // is told which keywords there are, not only that the count is wrong.
+    let word = args.bytes(1);
+    if !kinds::is_keyword(word) {
+        let e = ArgError::UnknownLimiter(printable(word), kinds::expected());
+        return reply_error(ctx, &format!("{e}: RL.PEEK takes the kind first, as in RL.PEEK GCRA key limit period_ms"));
+    }
     if args.len() < 3 {
         return reply_wrong_arity(ctx);
     }
-    let word = args.bytes(1);
-    if kinds::by_keyword(word, Peek { ctx, args }).is_err() {
-        let e = ArgError::UnknownLimiter(printable(word), kinds::expected());
-        reply_error(ctx, &e.to_string());
-    }
+    let _ = kinds::by_keyword(word, Peek { ctx, args });
 }
 
 /// Peeks at a key of the kind the keyword named.
@@ -42,8 +48,9 @@ impl WithKind for Peek<'_> {
             Err(ArgError::WrongArity) => return reply_wrong_arity(ctx),
             Err(e) => return reply_error(ctx, &e.to_string()),
         };
-        let Ok(key) = KeyState::<K>::open_read(ctx, args.string(2)) else {
-            return reply_error(ctx, WRONGTYPE);
+        let key = match KeyState::<K>::open_read(ctx, args.string(2)) {
+            Ok(key) => key,
+            Err(e) => return reply_error(ctx, &e.message::<K>()),
         };
         let decision = limiter.decide(key.state(), clock::now(), opts.cost).decision;
         drop(key);

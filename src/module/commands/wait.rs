@@ -47,7 +47,7 @@ use crate::module::ffi::{api, context_flags, has, reply_error, reply_wrong_arity
 use crate::module::kinds::Kind;
 use crate::module::lease::Acquire;
 use crate::module::reply;
-use crate::module::state::{KeyState, WRONGTYPE};
+use crate::module::state::KeyState;
 
 /// The most clients that wait on one key.
 pub const MAX_WAITERS_PER_KEY: usize = 10_000;
@@ -191,8 +191,9 @@ pub fn command(ctx: Ctx<'_>, args: Argv<'_>, wait_ms: u64) {
         return acquire_now(ctx, args);
     }
     if !has_waiters(ctx, key) {
-        let Ok(k) = KeyState::<Acquire>::open_read(ctx, args.string(1)) else {
-            return reply_error(ctx, WRONGTYPE);
+        let k = match KeyState::<Acquire>::open_read(ctx, args.string(1)) {
+            Ok(k) => k,
+            Err(e) => return reply_error(ctx, &e.message::<Acquire>()),
         };
         let d = limiter.decide(k.state(), clock::now(), opts.cost).decision;
         drop(k);
