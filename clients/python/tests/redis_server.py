@@ -16,7 +16,7 @@ import socket
 import subprocess
 import tempfile
 import time
-from typing import List, Optional
+from typing import Dict, List, Optional
 
 REPO = pathlib.Path(__file__).resolve().parents[3]
 DEFAULT_MODULE = REPO / "target" / "release" / "libredis_rl.so"
@@ -38,7 +38,8 @@ def free_port() -> int:
 
 
 class RedisServer:
-    def __init__(self, *, module: bool = True, extra: Optional[List[str]] = None, port: Optional[int] = None) -> None:
+    def __init__(self, *, module: bool = True, extra: Optional[List[str]] = None, port: Optional[int] = None,
+                 env: Optional[Dict[str, str]] = None) -> None:
         binary = server_binary()
         mod = module_path()
         if module and not os.path.isfile(mod):
@@ -58,7 +59,8 @@ class RedisServer:
             if module:
                 args += ["--loadmodule", mod]
             self.proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                         stderr=subprocess.DEVNULL)
+                                         stderr=subprocess.DEVNULL,
+                                         env=None if env is None else {**os.environ, **env})
             state = self._wait_for_pong()
             if state == "ready":
                 return
