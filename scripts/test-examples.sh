@@ -102,6 +102,19 @@ else
     results+=("python FAILED")
 fi
 
+# The same suite on a managed service stood in for: no module, --enable-module-command no;
+# the service's redis-rl Limiter (backend "auto") uses the Lua library (lua/redis_rl.lua).
+header "examples/python on the Lua library: a server without the module (python unittest)"
+start=$SECONDS
+if python_deps &&
+    (cd "$PY_DIR" && EXAMPLES_RL_BACKEND=lua PYTHONPATH="$PY_DIR/.deps:$ROOT/clients/python/src:$PY_DIR" \
+        "$PYTHON" -m unittest discover -s tests -t . -v); then
+    results+=("python on the Lua library passed ($((SECONDS - start)) s)")
+else
+    failed+=(python-lua)
+    results+=("python on the Lua library FAILED")
+fi
+
 header "examples/node: ioredis + node:http (node --test)"
 start=$SECONDS
 if node_deps && (cd "$NODE_DIR" && node --test test/*.test.js); then
