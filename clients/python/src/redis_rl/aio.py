@@ -100,13 +100,23 @@ class AsyncLimiter:
             step = next(steps)
             while True:
                 args, everywhere = step
+                if self._route and not self._cluster_ready:
+                    await self.client.initialize()
+                    self._cluster_ready = True
+                if everywhere:  # each primary on its own (see Limiter.prepare)
+                    nodes = self.client.get_primaries() if self._route else [None]
+                    replies = []
+                    for node in nodes:
+                        try:
+                            replies.append(await self.client.execute_command(
+                                *args, **({} if node is None else {"target_nodes": node})))
+                        except Exception as exc:
+                            replies.append(exc)
+                    step = steps.send(replies)
+                    continue
                 try:
                     if self._route:
-                        if not self._cluster_ready:
-                            await self.client.initialize()
-                            self._cluster_ready = True
-                        reply = await self.client.execute_command(
-                            *args, target_nodes="primaries" if everywhere else "random")
+                        reply = await self.client.execute_command(*args, target_nodes=self.client.get_random_node())
                     else:
                         reply = await self.client.execute_command(*args)
                 except Exception as exc:

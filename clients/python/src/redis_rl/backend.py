@@ -199,7 +199,8 @@ class AutoBackend(ModuleBackend):
     ready = False
 
 
-#: a setup step: (command args, to every primary of a cluster?)
+#: a setup step: (command args, to every primary of a cluster?); an "everywhere" step is answered
+#: with a list of replies (exceptions in place of errors), one per node
 Step = Tuple[Tuple[Arg, ...], bool]
 
 
@@ -228,18 +229,22 @@ def prepare(backend: Backend) -> Generator[Step, Any, Backend]:
     if not isinstance(backend, LuaBackend) or backend.ready:
         return backend
     want = library_version()
-    try:
-        reply = yield ("FCALL_RO", "rl_version", 0), True
-        versions = list(reply.values()) if isinstance(reply, dict) else [reply]
-        have = min((_version_tuple(v) for v in versions), default=(0,))
-        found_text = ".".join(map(str, have))
-    except ResponseError as exc:
-        if not is_function_missing(exc):
-            raise
-        have, found_text = (0,), ""
-    backend.found_version = found_text
-    if have < _version_tuple(want):
-        yield ("FUNCTION", "LOAD", "REPLACE", library_source()), True
+    # A step "everywhere" (to every primary of a cluster, else to the one server) is answered with
+    # the list of the nodes' replies, an exception in place of a node's error.
+    have: List[Tuple[int, ...]] = []
+    for reply in (yield ("FCALL_RO", "rl_version", 0), True):
+        if isinstance(reply, BaseException):
+            if not is_function_missing(reply):
+                raise reply
+            have.append((0,))
+        else:
+            have.append(_version_tuple(reply))
+    oldest = min(have, default=(0,))
+    backend.found_version = "" if oldest == (0,) else ".".join(map(str, oldest))
+    if oldest < _version_tuple(want):
+        for reply in (yield ("FUNCTION", "LOAD", "REPLACE", library_source()), True):
+            if isinstance(reply, BaseException):
+                raise reply
         backend.loaded = True
     backend.ready = True
     return backend

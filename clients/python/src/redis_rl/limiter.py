@@ -110,10 +110,20 @@ class Limiter:
             step = next(steps)
             while True:
                 args, everywhere = step
+                if everywhere:  # each primary on its own: one node's error is that node's answer
+                    nodes = self.client.get_primaries() if self._route else [None]
+                    replies = []
+                    for node in nodes:
+                        try:
+                            replies.append(self.client.execute_command(*args, **({} if node is None else
+                                                                                 {"target_nodes": node})))
+                        except Exception as exc:
+                            replies.append(exc)
+                    step = steps.send(replies)
+                    continue
                 try:
                     if self._route:
-                        reply = self.client.execute_command(*args,
-                                                            target_nodes="primaries" if everywhere else "random")
+                        reply = self.client.execute_command(*args, target_nodes=self.client.get_random_node())
                     else:
                         reply = self.client.execute_command(*args)
                 except Exception as exc:
