@@ -25,7 +25,8 @@ def cluster() -> Iterator[List[RedisServer]]:
     nodes: List[RedisServer] = []
     try:
         for _ in range(3):
-            nodes.append(RedisServer(extra=["--cluster-enabled", "yes", "--cluster-node-timeout", "5000"]))
+            nodes.append(RedisServer(extra=["--cluster-enabled", "yes", "--cluster-node-timeout", "5000"],
+                                     max_port=55535))  # the cluster bus is port + 10000
         clients = [redis.Redis(port=n.port, decode_responses=True) for n in nodes]
         ranges = [(0, 5460), (5461, 10922), (10923, 16383)]
         for c, (lo, hi) in zip(clients, ranges):

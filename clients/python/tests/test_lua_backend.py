@@ -22,7 +22,7 @@ import redis_rl
 from conftest import run
 from redis_rl import (AsyncLimiter, Concurrency, Gcra, Limiter, Log, LuaBackend, ModuleBackend, Quota, RateLimited,
                       Slide, TokenBucket)
-from redis_rl.backend import library_source, library_version
+from redis_rl.backend import eval_source, library_source, library_version
 from redis_server import REPO, RedisServer
 
 T0_US = 1_772_625_600_000_000  # 2026-03-04 12:00:00 UTC, a whole millisecond
@@ -190,7 +190,8 @@ def test_same_decisions_from_module_and_library(mod_server: RedisServer, lua_ser
                                                 protocol: int) -> None:
     runs = {}
     for label, server, backend in [("module", mod_server, "module"), ("lua", lua_server, "lua"),
-                                   ("auto-lua", lua_server, "auto"), ("auto-module", mod_server, "auto")]:
+                                   ("auto-lua", lua_server, "auto"), ("auto-module", mod_server, "auto"),
+                                   ("evalsha", lua_server, LuaBackend(eval=True))]:
         r = client(server, protocol)
         fresh(r)
         clock.set(T0_US)
@@ -203,7 +204,7 @@ def test_same_decisions_from_module_and_library(mod_server: RedisServer, lua_ser
     assert len(ref) > 100
     assert all(t[8] == "redis" for t in ref if isinstance(t[0], str) and len(t) > 8 and isinstance(t[1], bool))
     assert any(t[1] is False for t in ref if len(t) > 8) and any(t[6] is True for t in ref if len(t) > 8)
-    for label in ("lua", "auto-lua", "auto-module"):
+    for label in ("lua", "auto-lua", "auto-module", "evalsha"):
         for i, (a, b) in enumerate(zip(ref, runs[label])):
             assert a == b, f"{label}: call {i} differs:\nmodule {a}\n{label} {b}"
         assert len(runs[label]) == len(ref)
@@ -376,3 +377,48 @@ def test_fcall_forms() -> None:
 
 
 
+
+
+def test_function_refused_uses_the_eval_form(lua_server: RedisServer) -> None:
+    """A user who may not run FUNCTION, and no library loaded: SCRIPT LOAD and EVALSHA instead."""
+    admin = client(lua_server, decode_responses=True)
+    admin.function_flush()
+    admin.script_flush()
+    fresh(admin)
+    admin.execute_command("ACL", "SETUSER", "nofn", "on", ">pw", "~*", "&*", "+@all", "-function", "-module")
+    try:
+        r = redis.Redis(port=lua_server.port, username="nofn", password="pw")
+        with pytest.raises(redis.exceptions.ResponseError):
+            r.function_load(library_source(), replace=True)
+        lim = Limiter(r, backend="auto")
+        g = Gcra(2, 60_000, name="ev")
+        assert lim.check(g, "u").remaining == 1
+        b = lim.backend
+        assert isinstance(b, LuaBackend) and b.sha is not None and b.loaded
+        assert admin.script_exists(b.sha) == [True] and admin.function_list() == []
+        admin.config_resetstat()
+        assert lim.peek(g, "u", 0).remaining == 1  # EVALSHA_RO
+        with lim.lease(Concurrency(1, 60_000, name="evc"), "j") as lease:
+            assert lease.acquired
+        admin.script_flush()  # the script cache is not persisted: NOSCRIPT loads it again, sent once more
+        d = lim.check(g, "u")
+        assert d.allowed and d.remaining == 0
+        assert not lim.check(g, "u").allowed
+        stats = {k.lower() for k in admin.info("commandstats")}
+        assert "cmdstat_evalsha" in stats and "cmdstat_evalsha_ro" in stats and "cmdstat_fcall" not in stats
+        r.close()
+    finally:
+        admin.execute_command("ACL", "DELUSER", "nofn")
+        admin.close()
+
+
+def test_eval_forms() -> None:
+    b = LuaBackend(eval=True)
+    b.sha = "f" * 40
+    g = Gcra(10, 1000)
+    assert b.check(g, "k", 2) == ["EVALSHA", "f" * 40, 1, "k", "rl_gcra", 10, 1000, "COST", 2]
+    assert b.peek(g, "k", 1) == ["EVALSHA_RO", "f" * 40, 1, "k", "rl_peek", "GCRA", 10, 1000]
+    assert b.all(["a", "b"], [(g, 1, None), (g, 1, None)])[:6] == ["EVALSHA", "f" * 40, 2, "a", "b", "rl_all"]
+    assert b.release("c", "x") == ["EVALSHA", "f" * 40, 1, "c", "rl_release", "x"]
+    src = eval_source()
+    assert src.startswith("\n") and src[1:] == library_source().split("\n", 1)[1]

@@ -89,8 +89,7 @@ class AsyncLimiter:
             if not (is_function_missing(exc) and isinstance(core.backend, LuaBackend)):
                 raise
             core.backend.ready = False  # see Limiter._call
-            await self.prepare()
-            return await self._send(args, key)
+            return await self._send(adapt(args, await self.prepare()), key)
 
     async def prepare(self) -> Backend:
         """As Limiter.prepare: probe for the module (auto) and load the library when missing or older."""

@@ -12,6 +12,7 @@ has `ready` False, and `prepare()` gives the steps the Limiter sends.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from importlib import resources
 from typing import Any, Generator, List, Optional, Sequence, Tuple, Union
@@ -128,6 +129,18 @@ def library_version() -> str:
     return m.group(1)
 
 
+_eval_source: Optional[str] = None
+
+
+def eval_source() -> str:
+    """The library's EVAL form: the same file with its first line (the #!lua shebang) emptied."""
+    global _eval_source
+    if _eval_source is None:
+        src = library_source()
+        _eval_source = src[src.index("\n"):]
+    return _eval_source
+
+
 def _version_tuple(v: Any) -> Tuple[int, ...]:
     if isinstance(v, bytes):
         v = v.decode("ascii", "replace")
@@ -161,32 +174,45 @@ class LuaBackend(Backend):
 
     name = "lua"
 
-    def __init__(self) -> None:
+    def __init__(self, *, eval: bool = False) -> None:
         self._module = ModuleBackend()
         self.ready = False
+        #: None: FCALL; else the SHA1 of the EVAL form, sent with EVALSHA (where FUNCTION is refused)
+        self.sha: Optional[str] = None
+        self._want_eval = eval
         #: what rl_version answered before the last load ("" when the library was missing)
         self.found_version: Optional[str] = None
         #: True once this backend has loaded the library (FUNCTION LOAD REPLACE)
         self.loaded = False
 
+    def form(self, args: Sequence[Arg]) -> List[Arg]:
+        """A module command's or an FCALL's arguments in this backend's form (FCALL or EVALSHA)."""
+        out = to_fcall(args) if str(args[0]).startswith("RL.") else list(args)
+        sha = self.sha
+        if sha is None or out[0] not in ("FCALL", "FCALL_RO"):
+            return out
+        # FCALL name numkeys keys... args... -> EVALSHA sha numkeys keys... name args...
+        n = int(out[2])
+        return ["EVALSHA_RO" if out[0] == "FCALL_RO" else "EVALSHA", sha, n, *out[3:3 + n], out[1], *out[3 + n:]]
+
     def check(self, rule: Limit, key: str, cost: int, lease_id: Optional[str] = None) -> List[Arg]:
-        return to_fcall(self._module.check(rule, key, cost, lease_id))
+        return self.form(self._module.check(rule, key, cost, lease_id))
 
     def refund(self, rule: Limit, key: str, amount: int) -> List[Arg]:
-        return to_fcall(self._module.refund(rule, key, amount))
+        return self.form(self._module.refund(rule, key, amount))
 
     def peek(self, rule: Limit, key: str, cost: int) -> List[Arg]:
-        return to_fcall(self._module.peek(rule, key, cost))
+        return self.form(self._module.peek(rule, key, cost))
 
     def all(self, keys: Sequence[str], specs: Sequence[Tuple[Limit, int, Optional[str]]],
             refund: bool = False) -> List[Arg]:
-        return to_fcall(self._module.all(keys, specs, refund))
+        return self.form(self._module.all(keys, specs, refund))
 
     def release(self, key: str, lease_id: str) -> List[Arg]:
-        return ["FCALL", "rl_release", 1, key, lease_id]
+        return self.form(["FCALL", "rl_release", 1, key, lease_id])
 
     def renew(self, key: str, lease_id: str, lease_ms: int) -> List[Arg]:
-        return ["FCALL", "rl_renew", 1, key, lease_id, lease_ms]
+        return self.form(["FCALL", "rl_renew", 1, key, lease_id, lease_ms])
 
 
 class AutoBackend(ModuleBackend):
@@ -205,7 +231,19 @@ Step = Tuple[Tuple[Arg, ...], bool]
 
 
 def is_function_missing(exc: BaseException) -> bool:
-    return isinstance(exc, ResponseError) and "function not found" in str(exc).lower()
+    """The library is not (or no longer) on the server: Function not found, or NOSCRIPT (EVALSHA)."""
+    if not isinstance(exc, ResponseError):
+        return False
+    text = str(exc)
+    return "function not found" in text.lower() or text.startswith("NOSCRIPT") or type(exc).__name__ == "NoScriptError"
+
+
+def _refused(exc: BaseException) -> bool:
+    """FUNCTION (or FCALL) refused to this user or on this server: use the EVAL form."""
+    if type(exc).__name__ in ("NoPermissionError", "AuthorizationError"):
+        return True
+    text = str(exc).lower()
+    return isinstance(exc, ResponseError) and (text.startswith("noperm") or "unknown command" in text)
 
 
 def prepare(backend: Backend) -> Generator[Step, Any, Backend]:
@@ -228,12 +266,16 @@ def prepare(backend: Backend) -> Generator[Step, Any, Backend]:
         backend = LuaBackend()
     if not isinstance(backend, LuaBackend) or backend.ready:
         return backend
+    if backend._want_eval or backend.sha is not None:
+        return (yield from _prepare_eval(backend))
     want = library_version()
     # A step "everywhere" (to every primary of a cluster, else to the one server) is answered with
     # the list of the nodes' replies, an exception in place of a node's error.
     have: List[Tuple[int, ...]] = []
     for reply in (yield ("FCALL_RO", "rl_version", 0), True):
         if isinstance(reply, BaseException):
+            if _refused(reply):
+                return (yield from _prepare_eval(backend))
             if not is_function_missing(reply):
                 raise reply
             have.append((0,))
@@ -242,7 +284,10 @@ def prepare(backend: Backend) -> Generator[Step, Any, Backend]:
     oldest = min(have, default=(0,))
     backend.found_version = "" if oldest == (0,) else ".".join(map(str, oldest))
     if oldest < _version_tuple(want):
-        for reply in (yield ("FUNCTION", "LOAD", "REPLACE", library_source()), True):
+        replies = yield ("FUNCTION", "LOAD", "REPLACE", library_source()), True
+        if any(isinstance(r, BaseException) and _refused(r) for r in replies):
+            return (yield from _prepare_eval(backend))
+        for reply in replies:
             if isinstance(reply, BaseException):
                 raise reply
         backend.loaded = True
@@ -250,10 +295,24 @@ def prepare(backend: Backend) -> Generator[Step, Any, Backend]:
     return backend
 
 
+def _prepare_eval(backend: LuaBackend) -> Generator[Step, Any, Backend]:
+    """The EVAL form: SCRIPT LOAD on every primary (the script cache is not persisted: a NOSCRIPT
+    later loads it again)."""
+    src = eval_source()
+    for reply in (yield ("SCRIPT", "LOAD", src), True):
+        if isinstance(reply, BaseException):
+            raise reply
+    backend.sha = hashlib.sha1(src.encode("utf-8")).hexdigest()
+    backend.loaded = True
+    backend.ready = True
+    return backend
+
+
 def adapt(args: Sequence[Arg], backend: Backend) -> Sequence[Arg]:
-    """Arguments built before the backend was known (module form) in the chosen backend's form."""
-    if isinstance(backend, LuaBackend) and str(args[0]).startswith("RL."):
-        return to_fcall(args)
+    """Arguments built before the backend was set up (module form, or FCALL before the EVAL form
+    was chosen) in the chosen backend's form."""
+    if isinstance(backend, LuaBackend):
+        return backend.form(args)
     return args
 
 

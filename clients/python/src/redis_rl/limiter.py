@@ -98,8 +98,7 @@ class Limiter:
                 raise
             # FUNCTION FLUSH, a restart without persistence: the function did not run; load, send once more
             core.backend.ready = False
-            self.prepare()
-            return self._send(args, key)
+            return self._send(adapt(args, self.prepare()), key)
 
     def prepare(self) -> Backend:
         """Set the backend up now (else the first call does): backend="auto" probes for the module,
