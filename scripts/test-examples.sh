@@ -5,7 +5,8 @@
 #
 # First it installs what the examples need from the package registries into
 # folders inside the examples (ignored by examples/.gitignore), once:
-#   examples/python/.deps          redis-py, pinned in requirements.txt (pip --target)
+#   examples/python/.deps          redis-py, pinned in requirements.txt (pip --target); the
+#                                  redis-rl library comes from clients/python/src (PYTHONPATH)
 #   examples/node/node_modules     ioredis, from the committed package-lock.json (npm ci)
 # A stamp of the pinned files says whether an install is current; delete the
 # folder to force a fresh one.
@@ -94,11 +95,24 @@ results=()
 header "examples/python: redis-py + http.server (python unittest)"
 start=$SECONDS
 if python_deps &&
-    (cd "$PY_DIR" && PYTHONPATH="$PY_DIR/.deps:$PY_DIR" "$PYTHON" -m unittest discover -s tests -t . -v); then
+    (cd "$PY_DIR" && PYTHONPATH="$PY_DIR/.deps:$ROOT/clients/python/src:$PY_DIR" "$PYTHON" -m unittest discover -s tests -t . -v); then
     results+=("python passed ($((SECONDS - start)) s)")
 else
     failed+=(python)
     results+=("python FAILED")
+fi
+
+# The same suite on a managed service stood in for: no module, --enable-module-command no;
+# the service's redis-rl Limiter (backend "auto") uses the Lua library (lua/redis_rl.lua).
+header "examples/python on the Lua library: a server without the module (python unittest)"
+start=$SECONDS
+if python_deps &&
+    (cd "$PY_DIR" && EXAMPLES_RL_BACKEND=lua PYTHONPATH="$PY_DIR/.deps:$ROOT/clients/python/src:$PY_DIR" \
+        "$PYTHON" -m unittest discover -s tests -t . -v); then
+    results+=("python on the Lua library passed ($((SECONDS - start)) s)")
+else
+    failed+=(python-lua)
+    results+=("python on the Lua library FAILED")
 fi
 
 header "examples/node: ioredis + node:http (node --test)"

@@ -40,7 +40,7 @@ caps the answer) gets no refund, and the excess is charged as far as it
 fits: a denied RL.ALL writes nothing (SPEC: all or nothing), so one RL.ALL
 with COST excess would charge neither limit whenever one of them lacks the
 room. Instead each token limit is charged on its own (RL.GCRA and RL.QUOTA
-with COST excess, in one pipeline); a limit without the room for all of it
+with COST excess); a limit without the room for all of it
 is then charged what it has left, so it is empty and the next requests wait
 for it. The served request is never undone, and the rest of the excess,
 beyond empty, is not recorded (a limiter holds no debt).
@@ -50,9 +50,9 @@ connections for half a minute each; a concurrency limit bounds what is in
 flight. Each slot is a lease (RL.ALL's CONCURRENCY spec) with a deadline
 lease_ms away, longer than the upstream timeout, so a gateway that dies
 mid-call frees its slots by itself at the deadline, and a live call never
-outlasts its lease. The lease id is the request's own id, made here (never
-one the client sends: a lease id named on a shared key renews that lease, so
-a client that chose the id of another's lease would get in without a slot).
+outlasts its lease. The lease id is the server's (never one the client
+sends: a lease id named on a shared key renews that lease, so a client that
+chose the id of another's lease would get in without a slot).
 Both leases are released, once, with RL.RELEASE in a `finally` as soon as
 the upstream call is over, before the tokens are settled. A release that
 answers 0 found the lease already gone (it expired: the work ran past
@@ -60,7 +60,7 @@ lease_ms, so for a while more calls ran than the limit allows): that is
 logged and not retried, as there is nothing left to release; a release that
 fails is logged too, and the lease expires by itself. For work that can run
 longer than any lease you would pick (streaming), renew the leases on a
-timer, RL.RENEW key lease_id lease_ms every lease_ms / 3; a renewal that
+timer (redis_rl's lease.start_renewer(lease_ms // 3)); a renewal that
 answers 0 means the slot is lost: stop the work, or acquire again.
 
 Who answers what: a full per-key limit is the caller's own doing: 429. A
@@ -78,15 +78,14 @@ when the request ends, it is not a quota spent over a window, so a 429 or
 503 from a concurrency limit carries Retry-After alone.
 """
 
+import functools
 import logging
-import uuid
 from dataclasses import dataclass
 from typing import Callable, Dict, List, Optional, Tuple
 
-import redis
+from redis_rl import Concurrency, Decision, Gcra, Limiter, Quota
 
-from local_bucket import LimitReply
-from ratelimit_headers import Policy, ceil_s, most_restrictive, policy_field, ratelimit_item
+from ratelimit_headers import answer, ceil_s, policy_field, rate_headers, tenant_key
 
 log = logging.getLogger("ratelimited-service")
 
@@ -107,10 +106,7 @@ class LlmLimits:
     lease_ms: int = 40_000  # a slot's lease: longer than upstream_timeout_s, so no live call outlasts it
 
 
-# The RL.ALL of a chat: the three rate limits, then the two concurrency limits.
-RATE = 3  # replies[:RATE] are the rate limits (the RateLimit fields)
-CONCURRENT = 3  # the per-key limit; the upstream comes after it
-CONCURRENCY_NAMES = ("concurrent", "upstream")
+RATE = 3  # the first three limits are the rate limits (the RateLimit fields); then the two concurrency limits
 
 
 @dataclass(frozen=True)
@@ -149,107 +145,79 @@ Answer = Tuple[int, Dict[str, str], Optional[dict]]  # status, headers, body
 
 
 class LlmGateway:
-    def __init__(self, redis_client: "redis.Redis", limits: LlmLimits, upstream: Upstream):
-        self.redis = redis_client
-        self.limits = limits
+    def __init__(self, limiter: Limiter, limits: LlmLimits, upstream: Upstream):
+        self.limiter = limiter
+        self.limits = lim = limits
         self.upstream = upstream
-        lim = limits
         if lim.lease_ms <= lim.upstream_timeout_s * 1000:
             # A lease that ends while its call still runs frees a slot that is in use.
             raise ValueError("lease_ms must be longer than upstream_timeout_s")
-        # q and w of each limit; the token limits count tokens (qu, see
-        # ratelimit_headers). A local day lasts 23 to 25 hours; w says 86400.
-        self.policies = [
-            Policy("requests", lim.requests_per_key, ceil_s(lim.requests_period_ms),
-                   refill=(lim.requests_period_ms, lim.requests_per_key)),
-            Policy("tokens", lim.tokens_per_key, ceil_s(lim.tokens_period_ms),
-                   refill=(lim.tokens_period_ms, lim.tokens_per_key), unit="tokens"),
-            Policy("daily-tokens", lim.tokens_per_day, 86_400, unit="tokens"),
-        ]
-        self.policy_header = policy_field(self.policies)
+        # One hash tag per tenant, server-side ids only: {tenant:<id>}:llm:requests:<key id>, ...
+        self.requests = Gcra(lim.requests_per_key, lim.requests_period_ms, name="requests",
+                             key=tenant_key("llm", "requests"))
+        self.tokens = Gcra(lim.tokens_per_key, lim.tokens_period_ms, name="tokens", unit="tokens",
+                           key=tenant_key("llm", "tokens"))
+        self.concurrent = Concurrency(lim.concurrent_per_key, lim.lease_ms, name="concurrent",
+                                      key=tenant_key("llm", "concurrent"))
+        self.upstream_slots = Concurrency(lim.upstream_concurrency, lim.lease_ms, name="upstream",
+                                          key=tenant_key("llm", "upstream"))
+        # A local day lasts 23 to 25 hours; w says 86400.
+        self.policy_header = policy_field([self.requests, self.tokens, self.daily("UTC")])
 
-    @staticmethod
-    def keys(who) -> List[str]:
-        # One hash tag per tenant, server-side ids only (see service.Layer).
-        tag = f"{{tenant:{who.tenant_id}}}"
-        return [f"{tag}:llm:requests:{who.key_id}", f"{tag}:llm:tokens:{who.key_id}", f"{tag}:llm:daily-tokens",
-                f"{tag}:llm:concurrent:{who.key_id}", f"{tag}:llm:upstream"]
-
-    def specs(self, who, lease_id: str) -> List[tuple]:
-        lim = self.limits
-        return [("GCRA", lim.requests_per_key, lim.requests_period_ms),
-                ("GCRA", lim.tokens_per_key, lim.tokens_period_ms),
-                ("QUOTA", lim.tokens_per_day, "DAY", "TZ", who.zone),
-                ("CONCURRENCY", lim.concurrent_per_key, lim.lease_ms, "ID", lease_id),
-                ("CONCURRENCY", lim.upstream_concurrency, lim.lease_ms, "ID", lease_id)]
-
-    def headers(self, replies: List[LimitReply], costs: List[int], allowed: bool) -> Dict[str, str]:
-        i = most_restrictive(replies, costs, allowed)
-        return {"RateLimit-Policy": self.policy_header, "RateLimit": ratelimit_item(self.policies[i], replies[i])}
+    @functools.lru_cache(maxsize=1024)
+    def daily(self, zone: str) -> Quota:
+        """The tenant's daily token quota, from its local midnight to the next (RL.QUOTA DAY TZ zone)."""
+        return Quota(self.limits.tokens_per_day, "DAY", tz=zone, name="daily-tokens", unit="tokens",
+                     key=tenant_key("llm", "daily-tokens"))
 
     def chat(self, who, body: dict, max_tokens: int, without_redis: Callable[[], Answer]) -> Answer:
-        # The request's id, made here, names its leases (see the module's docstring).
-        keys, specs = self.keys(who), self.specs(who, uuid.uuid4().hex)
+        mine, tenant = f"{who.tenant_id}/{who.key_id}", who.tenant_id
         costs = [1, max_tokens, max_tokens, 1, 1]
-        args: list = ["RL.ALL", len(keys), *keys]
-        for spec, cost in zip(specs, costs):
-            args += [*spec, "COST", cost]
-        try:
-            allowed, retry_ms, *limits = self.redis.execute_command(*args)
-        except redis.RedisError as exc:
-            log.warning("rate limiter unavailable (%s) for %s", type(exc).__name__, CHAT_PATH)
-            status, headers, answer = without_redis()
+        d = self.limiter.check_all(zip([self.requests, self.tokens, self.daily(who.zone), self.concurrent,
+                                        self.upstream_slots], [mine, mine, tenant, mine, tenant], costs))
+        if d.source != "redis":
+            log.warning("rate limiter unavailable (%s) for %s", type(d.decisions[0].error).__name__, CHAT_PATH)
+            status, headers, body_ = without_redis()
             if status != 200:
-                return status, headers, answer
+                return status, headers, body_
             # Served through the local fallback limit, which counted the
             # request: no tokens were reserved, so there is nothing to settle.
-            status, answer, _ = self._call_upstream(body, max_tokens)
-            return status, headers, answer
-        replies = [LimitReply(bool(r[0]), *r[1:5]) for r in limits]
-        leases = [r[5] for r in limits[RATE:]]  # the lease ids (nil when refused)
-        if not allowed:
-            i = most_restrictive(replies, costs, False)
-            if i >= RATE:
-                # A concurrency limit waits longest: 429 for the caller's own
-                # calls in flight, 503 for a full upstream (load shedding).
-                status, error = (429, "too_many_concurrent_requests") if i == CONCURRENT else (503, "upstream_busy")
-                return status, {"Retry-After": str(ceil_s(retry_ms))}, {
-                    "error": error, "limit": CONCURRENCY_NAMES[i - RATE], "retry_after_s": ceil_s(retry_ms)}
-            headers = self.headers(replies[:RATE], costs[:RATE], False)
-            name = self.policies[i].name
-            if retry_ms < 0:
-                # More than that limit can ever hold (the cap is above it):
-                # waiting cannot help, so 413 and no Retry-After.
-                return 413, headers, {"error": "request_too_large", "limit": name}
-            headers["Retry-After"] = str(ceil_s(retry_ms))
-            return 429, headers, {"error": "rate_limited", "limit": name, "retry_after_s": ceil_s(retry_ms)}
+            status, body_, _ = self._call_upstream(body, max_tokens)
+            return status, headers, body_
+        subs = d.decisions
+        if not d.allowed and isinstance(d.denied_by[0].rule, Concurrency):
+            # A concurrency limit waits longest: 429 for the caller's own
+            # calls in flight, 503 for a full upstream (load shedding). A slot
+            # is not a quota: Retry-After only.
+            name = d.denied_by[0].name
+            status, error = (429, "too_many_concurrent_requests") if name == "concurrent" else (503, "upstream_busy")
+            return status, {"Retry-After": str(ceil_s(d.retry_after_ms))}, {
+                "error": error, "limit": name, "retry_after_s": ceil_s(d.retry_after_ms)}
+        if not d.allowed:
+            return answer(d, self.policy_header, subs[:RATE], costs[:RATE])
 
+        leases = self.limiter.leases(d)
         try:
-            status, answer, used = self._call_upstream(body, max_tokens)
+            status, answer_body, used = self._call_upstream(body, max_tokens)
         finally:
             # The slots are free as soon as the call is over, whatever ended it.
-            self._release(keys[RATE:], leases)
+            self._release(leases)
         # Settle exactly once, here, on every path out of the call.
-        replies[1:RATE] = self._settle(keys[1:RATE], specs[1:RATE], max_tokens, used, replies[1:RATE])
-        return status, self.headers(replies[:RATE], costs[:RATE], True), answer
+        subs[1:RATE] = self._settle(subs[1:RATE], [mine, tenant], max_tokens, used)
+        return status, rate_headers(self.policy_header, subs[:RATE], costs[:RATE], True), answer_body
 
-    def _release(self, keys: List[str], leases: list) -> None:
-        """RL.RELEASE each lease, once (one pipeline: the keys share a slot). Never retried."""
-        pipe = self.redis.pipeline(transaction=False)
-        for key, lease in zip(keys, leases):
-            pipe.execute_command("RL.RELEASE", key, lease)
-        try:
-            ended = pipe.execute()
-        except redis.RedisError as exc:
-            log.error("releasing the concurrency leases failed (%s); not retried: they expire within %d ms",
-                      type(exc).__name__, self.limits.lease_ms)
-            return
-        for name, n in zip(CONCURRENCY_NAMES, ended):
-            if n != 1:
-                # Expired before the work ended: there is nothing left to
-                # release, and lease_ms is shorter than the work.
+    def _release(self, leases) -> None:
+        """Each lease, once. Never retried: a lease that is gone has nothing left to release."""
+        for lease in leases:
+            if lease.release():
+                continue
+            if lease.error is not None:
+                log.error("releasing the concurrency leases failed (%s); not retried: the %s lease expires within "
+                          "%d ms", type(lease.error).__name__, lease.limit.name, self.limits.lease_ms)
+            else:
+                # Expired before the work ended: lease_ms is shorter than the work.
                 log.warning("the %s lease had ended before its release (held past lease_ms, %d ms); not retried",
-                            name, self.limits.lease_ms)
+                            lease.limit.name, self.limits.lease_ms)
 
     def _call_upstream(self, body: dict, max_tokens: int) -> Tuple[int, dict, int]:
         """-> (status, body, tokens used); a failed call used none."""
@@ -268,52 +236,37 @@ class LlmGateway:
             used = max_tokens
         return 200, completion.body, used
 
-    def _settle(self, keys: List[str], specs: List[tuple], reserved: int, used: int,
-                replies: List[LimitReply]) -> List[LimitReply]:
-        """Refund the unused tokens, or charge an overshoot. Called once; never retried.
+    def _charge(self, rule, who: str, excess: int) -> Decision:
+        d = self.limiter.check(rule, who, excess)
+        if not d.allowed and d.remaining > 0:  # no room for all of it: take what it has left
+            d = self.limiter.check(rule, who, d.remaining)
+        if d.source != "redis":
+            raise d.error or RuntimeError("no answer from Redis")
+        return d
 
-        Returns the token limits' state after it, for the RateLimit field.
-        """
+    def _settle(self, held: List[Decision], identities: List[str], reserved: int, used: int) -> List[Decision]:
+        """Refund the unused tokens (one RL.ALL), or charge an overshoot. Called once; never retried.
+
+        Returns the token limits' state after it, for the RateLimit field."""
         if used == reserved:
-            return replies  # REFUND 0 is a range error, and there is nothing to do
+            return held  # REFUND 0 is a range error, and there is nothing to do
+        rules = [d.rule for d in held]
         if used > reserved:
-            return self._charge_excess(keys, specs, used - reserved, replies)
+            log.warning("upstream used %d tokens more than max_tokens: charging them as far as they fit",
+                        used - reserved)
+            try:
+                got = [self._charge(rule, who, used - reserved) for rule, who in zip(rules, identities)]
+            except Exception as exc:
+                log.error("charging the excess failed (%s); not retried", type(exc).__name__)
+                return held
+            return got
         refund = reserved - used
-        args: list = ["RL.ALL", len(keys), *keys]
-        for spec in specs:
-            args += [*spec, "REFUND", refund]
         try:
-            _, _, *limits = self.redis.execute_command(*args)
-        except redis.RedisError as exc:
+            return self.limiter.refund_all(zip(rules, identities, [refund] * len(rules))).decisions
+        except Exception as exc:
             # Not retried: the refund may have been applied before the
             # error (a timeout), and a second one would give the tokens
             # back twice. The tokens stay charged: stricter, never looser.
             log.error("settling %d tokens failed (%s); not retried, a refund is not idempotent", refund,
                       type(exc).__name__)
-            return replies
-        return [LimitReply(bool(a), l, r, ra, rs) for a, l, r, ra, rs in limits]
-
-    def _charge_excess(self, keys: List[str], specs: List[tuple], excess: int,
-                       replies: List[LimitReply]) -> List[LimitReply]:
-        log.warning("upstream used %d tokens more than max_tokens: charging them as far as they fit", excess)
-        try:
-            got = self._charge_each(keys, specs, [excess] * len(keys))
-            # A limit without room for all of it takes what it has left.
-            short = [i for i, r in enumerate(got) if not r.allowed and r.remaining > 0]
-            if short:
-                again = self._charge_each([keys[i] for i in short], [specs[i] for i in short],
-                                          [got[i].remaining for i in short])
-                for i, reply in zip(short, again):
-                    got[i] = reply
-            return got
-        except redis.RedisError as exc:
-            log.error("charging the excess failed (%s); not retried", type(exc).__name__)
-            return replies
-
-    def _charge_each(self, keys: List[str], specs: List[tuple], costs: List[int]) -> List[LimitReply]:
-        # One command per limit (RL.GCRA, RL.QUOTA: the spec's keyword), so a
-        # limit that lacks the room does not stop the other from charging.
-        pipe = self.redis.pipeline(transaction=False)
-        for key, (kind, *params), cost in zip(keys, specs, costs):
-            pipe.execute_command(f"RL.{kind}", key, *params, "COST", cost)
-        return [LimitReply(bool(a), l, r, ra, rs) for a, l, r, ra, rs in pipe.execute()]
+            return held

@@ -17,13 +17,14 @@ The random source, the sleep and the clock are parameters, so tests run
 instantly and deterministically.
 """
 
-import email.utils
 import random
 import threading
 import time
 import urllib.error
 import urllib.request
 from typing import Callable, Mapping, NamedTuple, Optional
+
+from redis_rl import parse_retry_after  # delta-seconds or an HTTP-date; None if absent or unreadable
 
 RETRYABLE = frozenset({429, 503})
 
@@ -32,20 +33,6 @@ class Response(NamedTuple):
     status: int
     headers: Mapping[str, str]  # lower-case names
     body: bytes
-
-
-def parse_retry_after(value: Optional[str], now: Callable[[], float] = time.time) -> Optional[float]:
-    """Seconds to wait, from delta-seconds ("120") or an HTTP-date; None if absent or unreadable."""
-    if value is None:
-        return None
-    value = value.strip()
-    if value.isdigit():
-        return float(int(value))
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError, IndexError):
-        return None
-    return max(0.0, when.timestamp() - now())
 
 
 class RetryBudget:

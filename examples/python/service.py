@@ -13,7 +13,7 @@ Every request, before any work is done:
      "work"   per tenant, token bucket of work units: each route charges its
               cost, so an expensive report drains it faster than a cheap read.
    All three keys share the hash tag {tenant:<id>}, so they live in one slot
-   and RL.ALL works unchanged in Redis Cluster;
+   and RL.ALL works unchanged in Redis Cluster (redis_rl.Limiter.check_all);
 3. is rejected if any limit says no: 429 with Retry-After, RateLimit-Policy
    and RateLimit, and a JSON body naming the limit (never an identifier).
 
@@ -27,25 +27,31 @@ holds a concurrency slot per API key and one of the tenant's share of the
 model upstream while the call runs (llm_gateway.py). The RateLimit fields follow the IETF draft
 (ratelimit_headers.py).
 
-Run it by hand: see README.md. Standard library plus redis-py only.
+Run it by hand: see README.md. Standard library, redis-py and redis-rl
+(clients/python): the library builds the RL.ALL, reads its replies, and
+speaks to the module or, where modules cannot be loaded, to the Lua library
+(RL_BACKEND=auto, the default, picks).
 """
 
 import json
 import logging
 import os
 import sys
+import time
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Callable, Dict, List, Mapping, Optional, Tuple
+from typing import Callable, Dict, Mapping, Optional, Tuple
 from urllib.parse import urlsplit
 
 import redis
 from redis.backoff import NoBackoff
 from redis.retry import Retry
+from redis_rl import Decision, Gcra, Limiter, Slide, TokenBucket
+from redis_rl.decision import SOURCE_LOCAL
+from redis_rl.local import LocalStore
 
 from llm_gateway import CHAT_PATH, LlmGateway, LlmLimits, Upstream, demo_upstream, parse_max_tokens
-from local_bucket import LimitReply, LocalBucket
-from ratelimit_headers import Policy, ceil_s, most_restrictive, policy_field, ratelimit_item
+from ratelimit_headers import answer, policy_field, rule_policy, tenant_key
 
 log = logging.getLogger("ratelimited-service")
 
@@ -117,39 +123,6 @@ class Limits:
     work_refill_period_ms: int = 60_000
 
 
-@dataclass(frozen=True)
-class Layer:
-    name: str  # the policy's name in RateLimit headers and in 429 bodies
-    key_suffix: Callable[[Identity], str]
-    spec: tuple  # the RL.ALL spec, without COST
-    policy: Policy  # q, w and how it refills: RateLimit-Policy and RateLimit
-    charged_route_cost: bool  # COST is the route's cost (else 1 per request)
-
-    def redis_key(self, who: Identity) -> str:
-        # One hash tag per tenant: every key of one RL.ALL call is in the same
-        # cluster slot. Only server-side ids go in here.
-        return f"{{tenant:{who.tenant_id}}}:{self.key_suffix(who)}"
-
-
-def build_layers(lim: Limits) -> List[Layer]:
-    # w: how long an empty limit takes to fill up again, in seconds.
-    work_fill_ms = -(-lim.work_capacity * lim.work_refill_period_ms // lim.work_refill)
-    return [
-        Layer("key", lambda who: f"key:{who.key_id}", ("GCRA", lim.key_limit, lim.key_period_ms),
-              Policy("key", lim.key_limit, ceil_s(lim.key_period_ms), refill=(lim.key_period_ms, lim.key_limit)),
-              False),
-        Layer("tenant", lambda who: "tenant", ("SLIDE", lim.tenant_limit, lim.tenant_window_ms),
-              Policy("tenant", lim.tenant_limit, ceil_s(lim.tenant_window_ms)), False),
-        Layer("work", lambda who: "work",
-              ("TOKENBUCKET", lim.work_capacity, lim.work_refill, lim.work_refill_period_ms),
-              Policy("work", lim.work_capacity, ceil_s(work_fill_ms),
-                     refill=(lim.work_refill_period_ms, lim.work_refill)), True),
-    ]
-
-
-# --- the decision ----------------------------------------------------------------
-
-
 @dataclass
 class Verdict:
     status: int  # 200: go ahead and do the work; else the error status to send
@@ -172,6 +145,7 @@ class Config:
     global_period_ms: int = 60_000
     fail_closed_retry_after_s: int = 5
     llm: LlmLimits = LlmLimits()  # POST /v1/chat, the LLM gateway (llm_gateway.py)
+    backend: str = "auto"  # redis-rl's backend: "module", "lua" (no module), "auto" (the module if loaded)
 
     @staticmethod
     def from_env(env: Mapping[str, str]) -> "Config":
@@ -181,6 +155,7 @@ class Config:
             global_limit=int(env.get("GLOBAL_LIMIT", "600")),
             global_period_ms=int(env.get("GLOBAL_PERIOD_MS", "60000")),
             fail_closed_retry_after_s=int(env.get("FAIL_CLOSED_RETRY_AFTER_S", "5")),
+            backend=env.get("RL_BACKEND", "auto"),
         )
 
 
@@ -189,19 +164,24 @@ class RateLimitedApi:
                  fallback_clock: Optional[Callable[[], int]] = None, upstream: Optional[Upstream] = None):
         if config.fail_mode not in ("open", "closed"):
             raise ValueError("fail_mode must be 'open' or 'closed'")
-        self.redis = redis_client
         self.api_keys = api_keys
         self.config = config
-        self.layers = build_layers(config.limits)
-        self.policy_header = policy_field([l.policy for l in self.layers])
-        # This instance's share of the global limit, used only while Redis is down.
+        # The client's own timeout applies (connect_redis); the failure policy is ours (below).
+        self.limiter = Limiter(redis_client, prefix="", timeout_ms=None, backend=config.backend)
+        lim = config.limits
+        # One hash tag per tenant: {tenant:<id>}:key:<key id>, {tenant:<id>}:tenant and
+        # {tenant:<id>}:work are in one cluster slot. Only server-side ids go in here.
+        self.layers = [Gcra(lim.key_limit, lim.key_period_ms, name="key"),
+                       Slide(lim.tenant_limit, lim.tenant_window_ms, name="tenant", key=tenant_key("tenant")),
+                       TokenBucket(lim.work_capacity, lim.work_refill, lim.work_refill_period_ms, name="work",
+                                   key=tenant_key("work"))]
+        self.policy_header = policy_field(self.layers)
+        # This instance's share of the global limit, used only while Redis is down: one bucket.
         share = max(1, config.global_limit // max(1, config.instances))
-        kwargs = {"clock": fallback_clock} if fallback_clock else {}
-        self.fallback = LocalBucket(share, config.global_period_ms, **kwargs)
-        self.fallback_policy = Policy("fallback", share, ceil_s(config.global_period_ms),
-                                      refill=(config.global_period_ms, share))
+        self.fallback_limit = Gcra(share, config.global_period_ms, name="fallback")
+        self.fallback = LocalStore(clock=fallback_clock or time.monotonic_ns)
         # POST /v1/chat exists when there is a model to call.
-        self.llm = LlmGateway(redis_client, config.llm, upstream) if upstream else None
+        self.llm = LlmGateway(self.limiter, config.llm, upstream) if upstream else None
 
     def authenticate(self, authorization: Optional[str]) -> Optional[Identity]:
         scheme, _, token = (authorization or "").partition(" ")
@@ -210,29 +190,16 @@ class RateLimitedApi:
         return self.api_keys.get(token.strip())
 
     def check(self, who: Identity, cost: int) -> Verdict:
-        costs = [cost if l.charged_route_cost else 1 for l in self.layers]
-        args: list = ["RL.ALL", len(self.layers), *(l.redis_key(who) for l in self.layers)]
-        for layer, c in zip(self.layers, costs):
-            args += [*layer.spec, "COST", c]
-        try:
-            allowed, retry_ms, *limits = self.redis.execute_command(*args)
-        except redis.RedisError as exc:
-            # Unreachable, timed out, or (misconfigured) no module: the same choice applies.
-            log.warning("rate limiter unavailable (%s): failing %s", type(exc).__name__, self.config.fail_mode)
+        # One RL.ALL, all or nothing; the route's cost goes to "work" only.
+        key, tenant, work = self.layers
+        d = self.limiter.check_all([(key, who.key_id, 1), (tenant, who.tenant_id, 1), (work, who.tenant_id, cost)],
+                                   tag=f"tenant:{who.tenant_id}")
+        if d.source != "redis":
+            # Unreachable or timed out: the same choice applies.
+            log.warning("rate limiter unavailable (%s): failing %s", type(d.decisions[0].error).__name__,
+                        self.config.fail_mode)
             return self._without_redis()
-        replies = [LimitReply(bool(a), l, r, ra, rs) for a, l, r, ra, rs in limits]
-        i = most_restrictive(replies, costs, bool(allowed))
-        name = self.layers[i].name
-        headers = {"RateLimit-Policy": self.policy_header, "RateLimit": ratelimit_item(self.layers[i].policy, replies[i])}
-        if allowed:
-            return Verdict(200, headers)
-        if retry_ms < 0:
-            # The request can never fit: its cost is larger than the limit
-            # itself. A 429 would tell the client to wait and retry, forever.
-            # 413 says "make the request smaller"; no Retry-After.
-            return Verdict(413, headers, {"error": "request_too_large", "limit": name})
-        headers["Retry-After"] = str(ceil_s(retry_ms))
-        return Verdict(429, headers, {"error": "rate_limited", "limit": name, "retry_after_s": ceil_s(retry_ms)})
+        return Verdict(*answer(d, self.policy_header, d.decisions, [1, 1, cost]))
 
     def _without_redis(self) -> Verdict:
         if self.config.fail_mode == "closed":
@@ -241,14 +208,10 @@ class RateLimitedApi:
         # Fail open, but not unlimited: one request is one unit here. The
         # per-key and per-tenant fairness is gone until Redis is back; the
         # total is still bounded.
-        reply = self.fallback.take(1)
-        headers = {"RateLimit-Policy": self.fallback_policy.item(),
-                   "RateLimit": ratelimit_item(self.fallback_policy, reply)}
-        if reply.allowed:
-            return Verdict(200, headers)
-        headers["Retry-After"] = str(ceil_s(reply.retry_after_ms))
-        return Verdict(429, headers, {"error": "rate_limited", "limit": "fallback",
-                                      "retry_after_s": ceil_s(reply.retry_after_ms)})
+        rule = self.fallback_limit
+        d = Decision(*self.fallback.take("fallback", rule.quota, rule.window_ms, 1), name=rule.name, rule=rule,
+                     source=SOURCE_LOCAL)
+        return Verdict(*answer(d, rule_policy(rule), [d], [1]))
 
     # --- HTTP ---------------------------------------------------------------------
 
@@ -336,10 +299,10 @@ def make_server(api: RateLimitedApi, host: str = "127.0.0.1", port: int = 0) -> 
 def connect_redis(url: str, timeout_ms: int) -> "redis.Redis":
     # A short timeout and no client-side retries: while Redis is down or slow,
     # each request should learn it within timeout_ms and take the fail mode,
-    # not queue up behind reconnect attempts. RESP2 for the plain array reply.
+    # not queue up behind reconnect attempts (a retried call would also charge
+    # twice). RESP2 or RESP3: redis-rl reads both.
     return redis.Redis.from_url(
         url,
-        protocol=2,
         socket_timeout=timeout_ms / 1000,
         socket_connect_timeout=timeout_ms / 1000,
         retry=Retry(NoBackoff(), 0),

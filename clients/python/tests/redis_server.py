@@ -10,13 +10,14 @@ from __future__ import annotations
 import atexit
 import os
 import pathlib
+import random
 import shutil
 import signal
 import socket
 import subprocess
 import tempfile
 import time
-from typing import List, Optional
+from typing import Dict, List, Optional
 
 REPO = pathlib.Path(__file__).resolve().parents[3]
 DEFAULT_MODULE = REPO / "target" / "release" / "libredis_rl.so"
@@ -31,14 +32,28 @@ def server_binary() -> str:
     return os.environ.get("REDIS_SERVER") or "redis-server"
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+def free_port(max_port: int = 65535) -> int:
+    """A free loopback port, at most max_port (a cluster node's bus is port + 10000: Valkey refuses
+    a port above 55535 in cluster mode)."""
+    for _ in range(200):
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = int(s.getsockname()[1])
+        if port <= max_port:
+            return port
+    for port in random.sample(range(20000, max_port + 1), 200):
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise RuntimeError(f"no free loopback port up to {max_port}")
 
 
 class RedisServer:
-    def __init__(self, *, module: bool = True, extra: Optional[List[str]] = None, port: Optional[int] = None) -> None:
+    def __init__(self, *, module: bool = True, extra: Optional[List[str]] = None, port: Optional[int] = None,
+                 env: Optional[Dict[str, str]] = None, max_port: int = 65535) -> None:
         binary = server_binary()
         mod = module_path()
         if module and not os.path.isfile(mod):
@@ -51,14 +66,15 @@ class RedisServer:
         atexit.register(self.stop)
         state = "not started"
         for _ in range(3):
-            self.port = port or free_port()
+            self.port = port or free_port(max_port)
             self.log = os.path.join(self.dir, f"redis-{self.port}.log")
             args = [binary, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
                     "--dir", self.dir, "--logfile", self.log, *(extra or [])]
             if module:
                 args += ["--loadmodule", mod]
             self.proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                         stderr=subprocess.DEVNULL)
+                                         stderr=subprocess.DEVNULL,
+                                         env=None if env is None else {**os.environ, **env})
             state = self._wait_for_pong()
             if state == "ready":
                 return

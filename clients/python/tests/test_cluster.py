@@ -14,6 +14,7 @@ from redis.crc import key_slot
 
 from conftest import run
 from redis_rl import AsyncLimiter, Concurrency, CrossSlotError, Gcra, Limiter, Slide, TokenBucket
+from redis_rl.backend import library_version
 from redis_server import RedisServer
 
 CLUSTER_DEADLINE_S = 30.0
@@ -24,7 +25,8 @@ def cluster() -> Iterator[List[RedisServer]]:
     nodes: List[RedisServer] = []
     try:
         for _ in range(3):
-            nodes.append(RedisServer(extra=["--cluster-enabled", "yes", "--cluster-node-timeout", "5000"]))
+            nodes.append(RedisServer(extra=["--cluster-enabled", "yes", "--cluster-node-timeout", "5000"],
+                                     max_port=55535))  # the cluster bus is port + 10000
         clients = [redis.Redis(port=n.port, decode_responses=True) for n in nodes]
         ranges = [(0, 5460), (5461, 10922), (10923, 16383)]
         for c, (lo, hi) in zip(clients, ranges):
@@ -100,3 +102,67 @@ def test_cluster_async(cluster: List[RedisServer]) -> None:
         assert (await lim.peek(Concurrency(1, 60_000, name="ac"), "j", tag="j")).allowed
         await rc.aclose()
     run(main())
+
+
+@pytest.mark.parametrize("protocol", [2, 3])
+def test_cluster_lua_backend(cluster: List[RedisServer], protocol: int) -> None:
+    """The Lua library on a cluster: loaded on every primary, each FCALL sent to its key's node."""
+    for n in cluster:
+        r = redis.Redis(port=n.port)
+        r.function_flush()
+        r.config_resetstat()
+        r.close()
+    rc = RedisCluster(host="127.0.0.1", port=cluster[0].port, protocol=protocol)
+    rc.flushall()
+    lim = Limiter(rc, backend="lua")
+    g = Gcra(2, 60_000, name="lg")
+    idents = [f"user{i}" for i in range(12)]
+    assert len({key_slot(lim.key(g, i).encode()) * 3 // 16384 for i in idents}) == 3
+    for ident in idents:
+        assert [lim.check(g, ident).allowed for _ in range(3)] == [True, True, False]
+        assert lim.peek(g, ident, 0).remaining == 0
+        assert lim.refund(g, ident, 1).remaining == 1
+    assert lim.backend.name == "lua" and lim.backend.loaded
+    user, tenant = Gcra(10, 60_000, name="luser"), Slide(1, 60_000, name="ltenant")
+    with pytest.raises(CrossSlotError):
+        lim.check_all([(user, "alice"), (tenant, "acme")])
+    a = lim.check_all([(user, "alice"), (tenant, "acme")], tag="acme")
+    b = lim.check_all([(user, "alice"), (tenant, "acme")], tag="acme")
+    assert a.allowed and not b.allowed and b.denied_by[0].name == "ltenant"
+    with lim.lease(Concurrency(1, 60_000, name="lc"), "job", tag="job") as lease:
+        assert lease.acquired and rc.exists("rl:{job}:lc:job") == 1
+    assert rc.exists("rl:{job}:lc:job") == 0
+    res = lim.reserve(TokenBucket(100, 100, 60_000, name="ltb"), "x", 60)
+    assert res.settle(10).remaining == 90  # type: ignore[union-attr]
+    stats = []
+    for n in cluster:
+        r = redis.Redis(port=n.port, decode_responses=True)
+        assert r.execute_command("FCALL_RO", "rl_version", 0) == library_version()  # on every primary
+        stats.append({k.lower(): v["calls"] for k, v in r.info("commandstats").items()})
+        r.close()
+    assert all(s.get("cmdstat_fcall", 0) > 0 for s in stats)  # the keys' own nodes answered
+    assert not any("cmdstat_command|getkeys" in s for s in stats)
+    assert Limiter(rc, backend="auto").prepare().name == "module"  # this cluster has the module
+    rc.close()
+
+
+def test_cluster_lua_backend_async(cluster: List[RedisServer]) -> None:
+    async def main() -> None:
+        for n in cluster:
+            redis.Redis(port=n.port).function_flush()
+        rc = AsyncRedisCluster(host="127.0.0.1", port=cluster[0].port)
+        lim = AsyncLimiter(rc, backend="lua")
+        g = Gcra(1, 60_000, name="alg")
+        for i in range(6):
+            assert (await lim.check(g, f"u{i}")).allowed
+            assert not (await lim.check(g, f"u{i}")).allowed
+        d = await lim.check_all([(g, "a"), (Slide(1, 1000, name="als"), "b")], tag="t")
+        assert d.allowed
+        async with lim.lease(Concurrency(1, 60_000, name="alc"), "j", tag="j") as lease:
+            assert lease.acquired
+        assert (await lim.peek(Concurrency(1, 60_000, name="alc"), "j", tag="j")).allowed
+        assert lim.backend.name == "lua"
+        await rc.aclose()
+    run(main())
+    for n in cluster:
+        assert redis.Redis(port=n.port).function_list() != []

@@ -38,9 +38,12 @@ def test_fresh_venv_install_and_quick_start(server: RedisServer) -> None:
         check = ("import importlib.metadata as m, pathlib, redis_rl; "
                  "print(m.version('redis-rl'), redis_rl.__version__, "
                  "(pathlib.Path(redis_rl.__file__).parent / 'py.typed').exists(), "
-                 "int(m.version('redis').split('.')[0]) >= 5)")
+                 "int(m.version('redis').split('.')[0]) >= 5, "
+                 "redis_rl.backend.library_version(), len(redis_rl.backend.library_source()))")
         meta = subprocess.run([py, "-c", check], env=env, capture_output=True, text=True, timeout=60, cwd=tmp)
-        assert meta.stdout.split() == ["0.2.0", "0.2.0", "True", "True"], meta.stderr
+        from redis_rl.backend import library_source, library_version
+        assert meta.stdout.split() == ["0.2.0", "0.2.0", "True", "True", library_version(),
+                                       str(len(library_source()))], meta.stderr  # the library is shipped
         quick = pathlib.Path(tmp) / "quickstart.py"
         quick.write_text(python_blocks()[0])
         run = subprocess.run([py, str(quick)], env=dict(env, REDIS_URL=server.url), capture_output=True, text=True,

@@ -155,3 +155,21 @@ def test_keys_tags_and_cross_slot_before_any_round_trip() -> None:
     assert lim.key(custom, "z") == "custom:z"
     with pytest.raises(ValueError):
         lim.check_all([(user, "a"), (user, "a")], tag="t")
+
+
+def test_local_decision_t_is_the_next_unit_of_its_even_refill() -> None:
+    from redis_rl.decision import SOURCE_LOCAL
+    rule = Gcra(30, 3_600_000, name="fallback")
+    # a local bucket of 3 per hour: one unit per 1200 s, whatever is left
+    for remaining, reset_ms in ((2, 1_200_000), (1, 2_400_000), (0, 3_600_000)):
+        d = Decision(True, 3, remaining, 0, reset_ms, name="fallback", rule=rule, source=SOURCE_LOCAL)
+        assert d.headers() == {"RateLimit-Policy": '"fallback";q=3;w=3600', "RateLimit": f'"fallback";r={remaining};t=1200'}
+
+
+def test_refund_all_arguments() -> None:
+    b = ModuleBackend()
+    g, t = Gcra(10, 1000), TokenBucket(5, 1, 100)
+    assert b.all(["a", "b"], [(g, 3, None), (t, 1, None)], refund=True) == \
+        ["RL.ALL", 2, "a", "b", "GCRA", 10, 1000, "REFUND", 3, "TOKENBUCKET", 5, 1, 100, "REFUND", 1]
+    with pytest.raises(TypeError):
+        b.all(["a"], [(Concurrency(1, 10), 1, None)], refund=True)

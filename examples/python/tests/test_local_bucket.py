@@ -1,8 +1,17 @@
-"""The fail-open fallback limiter, on a fake clock."""
+"""The fail-open fallback limiter (redis_rl's in-process bucket, which the service uses), on a fake clock."""
 
 import unittest
+from typing import NamedTuple
 
-from local_bucket import LimitReply, LocalBucket
+from redis_rl.local import LocalBucket
+
+
+class LimitReply(NamedTuple):  # the bucket answers the module's five fields, as a tuple
+    allowed: bool
+    limit: int
+    remaining: int
+    retry_after_ms: int
+    reset_after_ms: int
 
 
 class Clock:

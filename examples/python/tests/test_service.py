@@ -18,7 +18,7 @@ import redis
 
 from retry_client import RetryingClient, send_http
 from service import Config, Identity, Limits, RateLimitedApi, connect_redis, make_server
-from tests.redis_server import RedisServer
+from tests.redis_server import LUA, RedisServer, rl
 
 HOUR = 3_600_000
 LIMITS = Limits(key_limit=3, key_period_ms=HOUR,  # GCRA: one request per T, burst 3
@@ -113,8 +113,8 @@ class ServiceTest(HttpCase):
         cls.addClassCleanup(cls.server_proc.stop)
         cls.redis = redis.Redis(port=cls.server_proc.port, protocol=2, decode_responses=True)
         cls.addClassCleanup(cls.redis.close)
-        api = RateLimitedApi(connect_redis(f"redis://127.0.0.1:{cls.server_proc.port}/0", 2000), API_KEYS,
-                             Config(limits=LIMITS, fail_mode="closed"))
+        cls.api = api = RateLimitedApi(connect_redis(f"redis://127.0.0.1:{cls.server_proc.port}/0", 2000), API_KEYS,
+                                       Config(limits=LIMITS, fail_mode="closed"))
         http_server = make_server(api)
         cls.port = http_server.server_port
         threading.Thread(target=http_server.serve_forever, daemon=True).start()
@@ -147,8 +147,13 @@ class ServiceTest(HttpCase):
         self.assertEqual(denied.body, {"error": "rate_limited", "limit": "key",
                                        "retry_after_s": int(denied.headers["Retry-After"])})
         # All or nothing: the denied request took nothing from the tenant or work limits.
-        self.assertEqual(self.redis.execute_command("RL.SLIDE", "{tenant:acme}:tenant", 5, W, "COST", 0)[2], 2)
-        self.assertEqual(self.redis.execute_command("RL.TOKENBUCKET", "{tenant:acme}:work", 10, 10, HOUR, "COST", 0)[2], 7)
+        self.assertEqual(rl(self.redis, "RL.SLIDE", "{tenant:acme}:tenant", 5, W, "COST", 0)[2], 2)
+        self.assertEqual(rl(self.redis, "RL.TOKENBUCKET", "{tenant:acme}:work", 10, 10, HOUR, "COST", 0)[2], 7)
+
+    def test_backend_auto_picks_the_module_or_the_lua_library(self):
+        self.assertEqual(self.get("/v1/items", "sk-alice").status, 200)
+        self.assertEqual(self.api.limiter.backend.name, "lua" if LUA else "module")
+        self.assertEqual(bool(self.redis.function_list()), LUA)  # the library is loaded only where it is used
 
     def test_identity_comes_from_the_api_key_only(self):
         # Whatever the client claims about where it comes from or which tenant

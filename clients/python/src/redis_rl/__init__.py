@@ -1,7 +1,7 @@
 """redis-rl: typed client for the redis-rl module (RL.GCRA, RL.ALL, leases, refunds) on redis-py."""
 
 from .aio import AsyncLease, AsyncLimiter, AsyncReservation
-from .backend import Backend, ModuleBackend
+from .backend import AutoBackend, Backend, LuaBackend, ModuleBackend
 from .decision import Decision
 from .errors import CrossSlotError, ModuleNotLoadedError, RateLimited, RedisRLError
 from .limiter import Lease, Limiter, Reservation
@@ -12,8 +12,8 @@ from .retry import RetryBudget, async_retry, parse_retry_after, retry
 __version__ = "0.2.0"
 
 __all__ = [
-    "AsyncLease", "AsyncLimiter", "AsyncReservation", "Backend", "Concurrency", "CrossSlotError", "Decision",
-    "FAIL_CLOSED", "FAIL_OPEN", "Gcra", "Lease", "Limit", "Limiter", "Local", "Log", "Metrics", "ModuleBackend",
+    "AsyncLease", "AsyncLimiter", "AsyncReservation", "AutoBackend", "Backend", "Concurrency", "CrossSlotError", "Decision",
+    "FAIL_CLOSED", "FAIL_OPEN", "Gcra", "Lease", "Limit", "Limiter", "Local", "Log", "LuaBackend", "Metrics", "ModuleBackend",
     "ModuleNotLoadedError", "Quota", "RateLimited", "RedisRLError", "Reservation", "RetryBudget", "Slide",
     "TokenBucket", "async_retry", "parse_retry_after", "retry", "__version__",
 ]

@@ -9,9 +9,9 @@ import uuid
 from types import TracebackType
 from typing import Any, Awaitable, Callable, Generator, Iterable, Optional, Type, Union
 
-from redis.exceptions import SlotNotCoveredError
+from redis.exceptions import ResponseError, SlotNotCoveredError
 
-from .backend import Backend
+from .backend import Backend, LuaBackend, adapt, is_function_missing, prepare
 from .core import DEFAULT_TIMEOUT_MS, Check, Core, FallbackHook, Identity, check_cost
 from .decision import SOURCE_LOCAL, SOURCE_REDIS, Decision, single
 from .errors import RateLimited
@@ -44,9 +44,13 @@ class AsyncLimiter:
         self._core = Core(client, prefix=prefix, on_error=on_error, timeout_ms=timeout_ms, metrics=metrics,
                           backend=backend, on_fallback=on_fallback, cluster=cluster, clock=clock, async_=True)
         self.client = self._core.client
-        self.backend = self._core.backend
         self._route = self._core.route
         self._cluster_ready = False
+
+    @property
+    def backend(self) -> Backend:
+        """The backend in use (backend="auto": the one chosen on the first call)."""
+        return self._core.backend
 
     @property
     def prefix(self) -> str:
@@ -76,6 +80,53 @@ class AsyncLimiter:
         await self.aclose()
 
     async def _call(self, args: Any, key: str) -> Any:
+        core = self._core
+        if not core.backend.ready:
+            args = adapt(args, await self.prepare())
+        try:
+            return await self._send(args, key)
+        except ResponseError as exc:
+            if not (is_function_missing(exc) and isinstance(core.backend, LuaBackend)):
+                raise
+            core.backend.ready = False  # see Limiter._call
+            return await self._send(adapt(args, await self.prepare()), key)
+
+    async def prepare(self) -> Backend:
+        """As Limiter.prepare: probe for the module (auto) and load the library when missing or older."""
+        core = self._core
+        steps = prepare(core.backend)
+        try:
+            step = next(steps)
+            while True:
+                args, everywhere = step
+                if self._route and not self._cluster_ready:
+                    await self.client.initialize()
+                    self._cluster_ready = True
+                if everywhere:  # each primary on its own (see Limiter.prepare)
+                    nodes = self.client.get_primaries() if self._route else [None]
+                    replies = []
+                    for node in nodes:
+                        try:
+                            replies.append(await self.client.execute_command(
+                                *args, **({} if node is None else {"target_nodes": node})))
+                        except Exception as exc:
+                            replies.append(exc)
+                    step = steps.send(replies)
+                    continue
+                try:
+                    if self._route:
+                        reply = await self.client.execute_command(*args, target_nodes=self.client.get_random_node())
+                    else:
+                        reply = await self.client.execute_command(*args)
+                except Exception as exc:
+                    step = steps.throw(exc)
+                else:
+                    step = steps.send(reply)
+        except StopIteration as stop:
+            core.backend = stop.value
+        return core.backend
+
+    async def _send(self, args: Any, key: str) -> Any:
         # The timeout is our own pool's socket timeout (as in Limiter): no extra task per call.
         if self._route:  # a cluster client: to the key's node (see Limiter._call)
             if not self._cluster_ready:
@@ -130,6 +181,16 @@ class AsyncLimiter:
             raise ValueError("refund amount must be an int from 1 to 4294967295")
         reply = await self._call(self._core.backend.refund(limit, key, amount), key)
         return single(reply, limit, key, 0)
+
+    async def refund_all(self, checks: Iterable[Check], amount: int = 1, *, tag: Optional[str] = None) -> Decision:
+        """As Limiter.refund_all: one RL.ALL with REFUND per limit, never retried."""
+        items, args = self._core.plan_all(checks, amount, tag, refund=True)
+        return self._core.finish_refund_all(await self._call(args, items[0][1]), items)
+
+    def leases(self, decision: Decision) -> "list[AsyncLease]":
+        """As Limiter.leases: the leases a check_all decision holds, each released on its own."""
+        return [AsyncLease(self, d.rule, d.key, d, d.lease) for d in decision.decisions
+                if d.lease is not None and d.allowed and isinstance(d.rule, Concurrency)]
 
     async def release(self, decision: Decision) -> int:
         """As Limiter.release; runs to completion even if the caller is cancelled."""
@@ -213,6 +274,8 @@ class AsyncLease:
         self.id = lease_id
         self.lost = False
         self.released = False
+        #: the error of a failed release (logged once, not retried), else None
+        self.error: Optional[BaseException] = None
         self.on_lost: Optional[LostCallback] = None
         self._renewer: Optional["asyncio.Task[None]"] = None
         self._release_task: Optional["asyncio.Task[bool]"] = None
@@ -273,6 +336,7 @@ class AsyncLease:
         try:
             ended = int(await self.limiter._call(self.limiter.backend.release(self.key, self.id), self.key)) == 1
         except Exception as exc:
+            self.error = exc
             log.warning("redis_rl: lease release failed (%s: %s); not retried, it expires in %d ms",
                         type(exc).__name__, exc, self.limit.lease_ms)
             return False

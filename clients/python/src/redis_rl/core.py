@@ -131,7 +131,7 @@ class Core:
         return f"{self.prefix}{rule.name}:{identity}"
 
     def plan_all(self, checks: Iterable[Check], cost: int, tag: Optional[str],
-                 lease_id: Optional[str] = None) -> Tuple[List[Item], List[Any]]:
+                 lease_id: Optional[str] = None, refund: bool = False) -> Tuple[List[Item], List[Any]]:
         items: List[Item] = []
         key = self.key
         for check in checks:
@@ -158,7 +158,9 @@ class Core:
                 raise CrossSlotError(
                     f"check_all keys map to {len(slots)} cluster slots; pass tag=... (e.g. the tenant id) "
                     "so all keys share one hash tag")
-        args = self.backend.all(keys, [(item[0], item[2], lease_id) for item in items])
+        if refund and any(not 1 <= item[2] <= 2**32 - 1 for item in items):
+            raise ValueError("refund amounts must be ints from 1 to 4294967295")
+        args = self.backend.all(keys, [(item[0], item[2], lease_id) for item in items], refund)
         return items, args
 
     # --- replies -----------------------------------------------------------
@@ -190,6 +192,13 @@ class Core:
             for s in subs if allowed else d.denied_by:
                 m.on_decision(s.name, s, latency)
         return d
+
+    def finish_refund_all(self, reply: Any, items: Sequence[Item]) -> Decision:
+        """refund_all's reply (no metrics: a refund is not a decision about a request)."""
+        allowed, retry, replies = parse_all(reply)
+        if len(replies) != len(items):
+            raise TypeError(f"RL.ALL answered {len(replies)} limits for {len(items)} keys")
+        return combine(allowed, retry, [single(r, rule, key, 0) for r, (rule, key, _) in zip(replies, items)])
 
     # --- the failure policy --------------------------------------------------
 

@@ -210,7 +210,10 @@ def effective_window_ms(d: Decision) -> int:
         return d.retry_after_ms
     if d.remaining >= d.limit:
         return 0
-    refill = d.rule.refill if d.rule is not None and d.source == SOURCE_REDIS else None
+    rule = d.rule
+    refill = rule.refill if rule is not None and d.source == SOURCE_REDIS else None
+    if d.source == SOURCE_LOCAL and rule is not None and not isinstance(rule, Concurrency):
+        refill = (max(1, rule.window_ms), d.limit)  # the local bucket: d.limit per window, evenly
     if refill is None:
         # quotas and windows: nothing is given back before reset (an upper bound for a sliding window)
         return d.reset_after_ms

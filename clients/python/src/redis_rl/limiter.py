@@ -9,9 +9,9 @@ import uuid
 from types import TracebackType
 from typing import Any, Callable, Iterable, Optional, Type, Union
 
-from redis.exceptions import SlotNotCoveredError
+from redis.exceptions import ResponseError, SlotNotCoveredError
 
-from .backend import Backend
+from .backend import Backend, LuaBackend, adapt, is_function_missing, prepare
 from .core import DEFAULT_TIMEOUT_MS, Check, Core, FallbackHook, Identity, check_cost
 from .decision import SOURCE_LOCAL, SOURCE_REDIS, Decision, single
 from .errors import RateLimited
@@ -49,8 +49,12 @@ class Limiter:
         self._core = Core(client, prefix=prefix, on_error=on_error, timeout_ms=timeout_ms, metrics=metrics,
                           backend=backend, on_fallback=on_fallback, cluster=cluster, clock=clock, async_=False)
         self.client = self._core.client
-        self.backend = self._core.backend
         self._route = self._core.route
+
+    @property
+    def backend(self) -> Backend:
+        """The backend in use (backend="auto": the one chosen on the first call)."""
+        return self._core.backend
 
     # --- plumbing ----------------------------------------------------------
 
@@ -84,6 +88,52 @@ class Limiter:
         self.close()
 
     def _call(self, args: Any, key: str) -> Any:
+        core = self._core
+        if not core.backend.ready:
+            args = adapt(args, self.prepare())
+        try:
+            return self._send(args, key)
+        except ResponseError as exc:
+            if not (is_function_missing(exc) and isinstance(core.backend, LuaBackend)):
+                raise
+            # FUNCTION FLUSH, a restart without persistence: the function did not run; load, send once more
+            core.backend.ready = False
+            return self._send(adapt(args, self.prepare()), key)
+
+    def prepare(self) -> Backend:
+        """Set the backend up now (else the first call does): backend="auto" probes for the module,
+        the Lua backend loads the library when it is missing or older. Returns the backend."""
+        core = self._core
+        steps = prepare(core.backend)
+        try:
+            step = next(steps)
+            while True:
+                args, everywhere = step
+                if everywhere:  # each primary on its own: one node's error is that node's answer
+                    nodes = self.client.get_primaries() if self._route else [None]
+                    replies = []
+                    for node in nodes:
+                        try:
+                            replies.append(self.client.execute_command(*args, **({} if node is None else
+                                                                                 {"target_nodes": node})))
+                        except Exception as exc:
+                            replies.append(exc)
+                    step = steps.send(replies)
+                    continue
+                try:
+                    if self._route:
+                        reply = self.client.execute_command(*args, target_nodes=self.client.get_random_node())
+                    else:
+                        reply = self.client.execute_command(*args)
+                except Exception as exc:
+                    step = steps.throw(exc)
+                else:
+                    step = steps.send(reply)
+        except StopIteration as stop:
+            core.backend = stop.value
+        return core.backend
+
+    def _send(self, args: Any, key: str) -> Any:
         if self._route:
             # a cluster client: send to the key's node ourselves (no COMMAND GETKEYS round trip for
             # RL.ALL, and no resend on a connection error; MOVED/ASK are still followed)
@@ -148,7 +198,22 @@ class Limiter:
         reply = self._call(args, key)
         return single(reply, limit, key, 0)
 
+    def refund_all(self, checks: Iterable[Check], amount: int = 1, *, tag: Optional[str] = None) -> Decision:
+        """Give units back to several limits at once, all or nothing (one RL.ALL with REFUND per limit).
+
+        checks: (limit, identity) or (limit, identity, amount) tuples, as check_all's. Never retried
+        (a retried refund gives the units back twice); errors are raised, not absorbed."""
+        items, args = self._core.plan_all(checks, amount, tag, refund=True)
+        return self._core.finish_refund_all(self._call(args, items[0][1]), items)
+
     # --- concurrency ---------------------------------------------------------
+
+    def leases(self, decision: Decision) -> "list[Lease]":
+        """The leases a decision holds (check_all with Concurrency limits), each to release or
+        renew on its own: lease.release() is True when it ended a live lease; False with
+        lease.lost (it had expired) or with lease.error (the release failed, not retried)."""
+        return [Lease(self, d.rule, d.key, d, d.lease) for d in decision.decisions
+                if d.lease is not None and d.allowed and isinstance(d.rule, Concurrency)]
 
     def release(self, decision: Decision) -> int:
         """End the leases a decision holds (check/check_all of Concurrency limits). Returns how many
@@ -223,6 +288,8 @@ class Lease:
         #: True once a renewal answered 0 or the release found the lease expired
         self.lost = False
         self.released = False
+        #: the error of a failed release (logged once, not retried), else None
+        self.error: Optional[BaseException] = None
         self.on_lost: Optional[Callable[[Lease], None]] = None
         self._lock = threading.Lock()
         self._stop = threading.Event()
@@ -290,6 +357,7 @@ class Lease:
         try:
             ended = int(self.limiter._call(self.limiter.backend.release(self.key, self.id), self.key)) == 1
         except Exception as exc:
+            self.error = exc
             log.warning("redis_rl: lease release failed (%s: %s); not retried, it expires in %d ms",
                         type(exc).__name__, exc, self.limit.lease_ms)
             return False
