@@ -298,9 +298,27 @@ local function parse_integer(s)
   return nil
 end
 
+-- Duration arguments: one given with a unit (1s, 250ms, 10m, 2h, 1d) is
+-- told that durations are whole milliseconds, as the module tells it.
+local DURATION = { period_ms = true, refill_period_ms = true, window_ms = true, lease_ms = true }
+local UNIT_MS = { ms = 1, s = 1000, sec = 1000, m = 60000, min = 60000, h = 3600000, d = 86400000 }
+
+local function not_an_integer(s, name)
+  local digits, unit = s:match('^(%d+)(%a+)$')
+  local per = unit and #unit <= 3 and UNIT_MS[unit:lower()]
+  if DURATION[name] and per then
+    local n = tonumber(digits)
+    if #digits <= 15 and n * per < 2 ^ 53 then
+      fail('ERR ' .. name .. ' is not an integer: durations are whole milliseconds (that is ' .. fmt(n * per) .. ')')
+    end
+    fail('ERR ' .. name .. ' is not an integer: durations are whole milliseconds')
+  end
+  fail('ERR ' .. name .. ' is not an integer')
+end
+
 local function int_in(s, name, min, max)
   local v = parse_integer(s)
-  if v == nil then fail('ERR ' .. name .. ' is not an integer') end
+  if v == nil then not_an_integer(s, name) end
   if v < min or v > max then
     fail('ERR ' .. name .. ' is out of range (must be ' .. fmt(min) .. ' to ' .. fmt(max) .. ')')
   end
@@ -420,11 +438,40 @@ end
 ---------------------------------------------------------------------------
 -- Key reads: a string state with a one-letter kind tag
 ---------------------------------------------------------------------------
+-- Which of this library's limiters a key holds, by its value's form, for
+-- a WRONGTYPE that says so (as the module's does): a string with a kind's
+-- tag, or a lease set's hash.
+local TAG_CMD = { G = 'RL.GCRA', T = 'RL.TOKENBUCKET', S = 'RL.SLIDE', Q = 'RL.QUOTA', L = 'RL.LOG' }
+local TAG_FORM = { G = '^G%d+$', T = '^T%d+$', S = '^S%d+,%d+,%d+,%d+$', Q = '^Q%d+,%d+,%d+$', L = '^L%d+[;,%d]*$' }
+
+local function held_by(key, v)
+  if v == nil then v = rpcall('GET', key) end
+  if type(v) == 'string' then
+    local t = v:sub(1, 1)
+    if TAG_FORM[t] and v:find(TAG_FORM[t]) then return TAG_CMD[t] end
+    return nil
+  end
+  local h = rpcall('HGET', key, '')
+  if type(h) == 'string' and h:find('^%d+,%d+$') then return 'RL.ACQUIRE' end
+  return nil
+end
+
+-- WRONGTYPE for a key read as the limiter of command `want`: which limiter
+-- it holds, if one of this library's; else Redis's own text. (`v`: the
+-- key's string value, if read; nil to look.)
+local function wrong_kind(key, v, want)
+  local held = held_by(key, v)
+  if held and want and held ~= want then
+    fail('WRONGTYPE the key holds an ' .. held .. ' limiter, not an ' .. want .. ' one')
+  end
+  fail(WRONGTYPE)
+end
+
 local function get_string(key, tag)
   local v = rpcall('GET', key)
   if not v then return nil end
-  if type(v) == 'table' then fail(WRONGTYPE) end
-  if v:sub(1, 1) ~= tag then fail(WRONGTYPE) end
+  if type(v) == 'table' then wrong_kind(key, false, TAG_CMD[tag]) end
+  if v:sub(1, 1) ~= tag then wrong_kind(key, v, TAG_CMD[tag]) end
   return v:sub(2)
 end
 
@@ -659,11 +706,11 @@ local function schedule_kind(tag, keyword)
   function k.read(key)
     local v = rpcall('GET', key)
     if not v then return nil end
-    if type(v) == 'table' then fail(WRONGTYPE) end
+    if type(v) == 'table' then wrong_kind(key, false, k.cmd) end
     local sec, ns = v:match(split)
     if sec then return { s = tonumber(sec), n = tonumber(ns) } end
     local digits = v:match(whole)
-    if not digits then fail(WRONGTYPE) end
+    if not digits then wrong_kind(key, v, k.cmd) end
     return parse_instant(digits)
   end
   function k.check(lim, st, now, cost) return S.check(lim, st, now, cost) end
@@ -1396,7 +1443,7 @@ end
 
 function LS.read(key)
   local v = rpcall('HGETALL', key)
-  if v.err then fail(WRONGTYPE) end
+  if v.err then wrong_kind(key, nil, 'RL.ACQUIRE') end
   if #v == 0 then return nil end
   local st = { leases = {}, by_id = {} }
   for i = 1, #v, 2 do
@@ -1752,10 +1799,16 @@ end
 -- commands/peek.rs: FCALL_RO rl_peek 1 key KIND args...
 local function rl_peek(keys, args)
   local key = one_key(keys, 'rl_peek')
-  -- The server's arity check of RL.PEEK (-5: RL.PEEK kind key limit window).
-  if #args < 3 then arity('RL.PEEK') end
+  -- RL.PEEK's arity is -2 (the kind): the kind is checked first, so a call
+  -- that forgot it is told the keywords, as the module tells it.
+  if #args < 1 then arity('RL.PEEK') end
   local kind = kind_by_keyword(args[1])
-  if not kind then unknown_limiter(args[1]) end
+  if not kind then
+    local p = printable(args[1])
+    local named = p and ("unknown limiter '" .. p .. "'") or 'unknown limiter'
+    fail('ERR syntax error: ' .. named .. ' (expected ' .. EXPECTED .. '): RL.PEEK takes the kind first, as in ' ..
+      'RL.PEEK GCRA key limit period_ms')
+  end
   if #args < 1 + kind.positionals then arity('RL.PEEK') end
   local lim, o = parse_memo(memo_of(kind, 'peek'), args, 2, kind, 'RL.PEEK', false)
   local st = kind.read(key)
