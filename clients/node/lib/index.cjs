@@ -28,6 +28,8 @@ module.exports = {
   parseReply: decision.parseReply,
   parseAllReply: decision.parseAllReply,
   ModuleBackend: backend.ModuleBackend,
+  LuaBackend: backend.LuaBackend,
+  AutoBackend: backend.AutoBackend,
   adapt: backend.adapt,
   RateLimited: errors.RateLimited,
   CrossSlotError: errors.CrossSlotError,

@@ -17,6 +17,8 @@ export const {
   parseReply,
   parseAllReply,
   ModuleBackend,
+  LuaBackend,
+  AutoBackend,
   adapt,
   RateLimited,
   CrossSlotError,
