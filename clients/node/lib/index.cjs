@@ -10,6 +10,7 @@ const retry = require('./retry.cjs');
 const middleware = require('./middleware.cjs');
 const metrics = require('./metrics.cjs');
 const { keySlot } = require('./crc16.cjs');
+const { LocalBucket } = require('./localBucket.cjs');
 
 module.exports = {
   VERSION: '0.2.0',
@@ -43,4 +44,5 @@ module.exports = {
   fastifyRateLimit: middleware.fastifyRateLimit,
   MemoryMetrics: metrics.MemoryMetrics,
   keySlot,
+  LocalBucket,
 };

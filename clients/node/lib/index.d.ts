@@ -288,6 +288,9 @@ export declare class Limiter {
   acquire(limit: Concurrency, identity: Identity, opts?: AcquireOptions): Promise<Lease | DeniedDecision>;
   withLease<T>(limit: Concurrency, identity: Identity, fn: (lease: Lease) => T | Promise<T>, opts?: WithLeaseOptions): Promise<T>;
   release(limit: Concurrency, identity: Identity, id: string, opts?: { tag?: string }): Promise<boolean>;
+  /** Refunds several limits in one RL.ALL (REFUND in each spec), all or nothing; errors raised, never retried. */
+  refundAll(refunds: readonly (readonly [Limit, Identity, number] | { limit: Limit; identity: Identity; amount: number })[],
+    opts?: { tag?: string }): Promise<Decision>;
   reserve(limit: Limit, identity: Identity, maxCost: number): Promise<Reservation>;
   withReservation<T>(limit: Limit, identity: Identity, maxCost: number, fn: (r: Reservation) => T | Promise<T>): Promise<T>;
 }
@@ -358,6 +361,13 @@ export declare function parseAllReply(reply: unknown): {
   allowed: boolean; retryAfterMs: number; limits: ReturnType<typeof parseReply>[];
 };
 export declare function keySlot(key: string | Buffer): number;
+
+/** The in-process GCRA behind the "local" failure policy (integer µs, monotonic clock unless given). */
+export declare class LocalBucket {
+  constructor(capacity: number, fillMs: number, clock?: () => number);
+  readonly capacity: number;
+  take(cost?: number): { allowed: boolean; limit: number; remaining: number; retryAfterMs: number; resetAfterMs: number; lease: null };
+}
 
 export interface MiddlewareOptions<Req> {
   limits: Limit | readonly Limit[];

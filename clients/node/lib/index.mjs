@@ -32,5 +32,6 @@ export const {
   fastifyRateLimit,
   MemoryMetrics,
   keySlot,
+  LocalBucket,
 } = m;
 export default m;

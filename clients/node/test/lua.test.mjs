@@ -137,6 +137,13 @@ async function scenario(limiter, client, t0) {
   await rec('settle over', over.settle(150));
   at(1500);
   await rec('peek tokens', limiter.peek(tokens, 'llm', 0));
+  // refundAll: one RL.ALL with REFUND specs, all or nothing.
+  const daily = new Quota(5000, 'DAY', { tz: 'Europe/Berlin', name: 'daily' });
+  await rec('daily 800', limiter.check(daily, 'llm', 800));
+  await rec('refundAll', limiter.refundAll([[tokens, 'llm', 300], [daily, 'llm', 300]]));
+  await client.set(limiter.key(daily, 'bad'), 'x');
+  await rec('refundAll WRONGTYPE', limiter.refundAll([[tokens, 'llm', 5], [daily, 'bad', 5]]));
+  await rec('peek tokens after a refused refundAll', limiter.peek(tokens, 'llm', 0));
 
   // Errors: the same texts.
   await client.set(limiter.key(user, 'str'), 'a string');
@@ -175,6 +182,8 @@ CLIENTS.forEach((kind, n) => {
       assert.equal(get('release a'), true);
       assert.equal(get('renew expired b'), 0);
       assert.equal(get('settle 100').remaining, 900);
+      assert.deepEqual(get('refundAll').decisions.map((x) => x.remaining), [1000, 4500]);
+      assert.equal(get('peek tokens after a refused refundAll').remaining, get('refundAll').decisions[0].remaining);
       assert.match(get('WRONGTYPE').error, /^WRONGTYPE/);
       assert.match(get('unknown zone').error, /^ERR TZ: unknown time zone/);
 
@@ -187,7 +196,7 @@ CLIENTS.forEach((kind, n) => {
       assert.deepEqual(await scenario(autoMod, mod.client, t0), viaModule.map(([l, v]) => [l, rekey(v, 's', 'a')]));
       assert.equal(autoMod.backend.name, 'module');
       // ... and the keys are the library's (plain strings) and the module's (its types).
-      const key = `a:${kind}:tokens:llm`; // still live at the scenario's end
+      const key = `a:${kind}:daily:llm`; // still live at the scenario's end
       assert.equal(await lua.client.type(key), 'string');
       assert.notEqual(await mod.client.type(key), 'string');
     });
