@@ -179,8 +179,8 @@ const errText = (err) => (err && typeof err.message === 'string' ? err.message :
 // FUNCTION LOAD REPLACE when it is missing or older (never replacing a newer
 // one); a call that later finds the library gone (FUNCTION FLUSH, a failover
 // to a server without it) loads it and is sent once more. On a cluster the
-// load goes to the node of the key at hand, so each master gets the library
-// the first time one of its keys needs it.
+// check and the load go to the node of the key at hand, once per hash slot,
+// so each master gets the library the first time one of its keys needs it.
 class LuaBackend {
   constructor(client, opts = {}) {
     this.adapter = adapt(client); // a client, or an adapter ({kind, cluster, send}) as is
@@ -190,6 +190,7 @@ class LuaBackend {
     this.version = opts.version ?? lib.version;
     this.checked = null; // the promise of the first version check (non-cluster: once per backend)
     this.loads = 0; // how many times this backend loaded the library
+    this.checkedSlots = new Set(); // cluster: the hash slots whose master was checked
   }
 
   get cluster() {
@@ -199,7 +200,13 @@ class LuaBackend {
   // Makes sure the server (the node of `key` on a cluster) has the library at
   // this package's version or newer. Resolves to the version it runs.
   ready(key) {
-    if (this.cluster) return this.check_(key);
+    if (this.cluster) {
+      // Once per hash slot (16384 at most): a slot's master is checked
+      // before the first call of one of its keys.
+      const slot = key === undefined ? -1 : keySlot(key);
+      if (this.checkedSlots.has(slot)) return Promise.resolve(this.version);
+      return this.check_(key).then((v) => { this.checkedSlots.add(slot); return v; });
+    }
     if (this.checked === null) {
       this.checked = this.check_(key);
       this.checked.catch(() => { this.checked = null; }); // a failed check is tried again next call
@@ -225,7 +232,7 @@ class LuaBackend {
   }
 
   async fcall(command, args, key, readonly) {
-    if (this.checked === null || this.cluster) await this.ready(key);
+    if (this.cluster || this.checked === null) await this.ready(key);
     else await this.checked;
     try {
       return await this.adapter.send(command, args, key, readonly);
