@@ -4,7 +4,8 @@
 // server, with it) and through the library give the same Decisions, at the
 // same frozen instants (both servers read one fake clock); backend 'auto'
 // picks the module where RL.* exists and the library elsewhere; the library
-// is loaded when it is missing or older, and never replaced by an older one.
+// is loaded when it is missing or older, and never replaced by an older one;
+// a user whose ACL forbids MODULE gets the library through 'auto'.
 import { test, before, after, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -266,6 +267,24 @@ for (const kind of CLIENTS) {
       assert.equal((await l.check(g, 'z')).remaining, 3);
       assert.equal(l.backend.loads, 1);
       assert.equal(await installed(), shipped);
+    });
+
+    test('a user whose ACL forbids MODULE: auto finds and loads the library', async () => {
+      const user = `app-${kind}`;
+      await call('ACL', 'SETUSER', user, 'on', '>secret', '~*', '&*', '+@all', '-module');
+      await call('FUNCTION', 'FLUSH');
+      const app = await connect(kind, luaServer.port, { username: user, password: 'secret' });
+      try {
+        const appCall = (...a) => (kind === 'ioredis' ? app.client.call(...a) : app.client.sendCommand(a));
+        await assert.rejects(appCall('MODULE', 'LIST'), /NOPERM|no permissions/i);
+        const l = new Limiter(app.client, { prefix: `acl:${kind}:`, backend: 'auto', logger: memoryLogger(), timeoutMs: 5000 });
+        assert.deepEqual([(await l.check(g, 'a')).remaining, (await l.check(g, 'a')).remaining], [4, 3]);
+        assert.equal(l.backend.name, 'lua');
+        assert.equal(l.backend.lua.loads, 1);
+        assert.equal(await installed(), shipped);
+      } finally {
+        app.close();
+      }
     });
 
     test('the module backend on this server: ModuleNotLoadedError, not a failure-policy answer', async () => {
