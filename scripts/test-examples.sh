@@ -7,7 +7,8 @@
 # folders inside the examples (ignored by examples/.gitignore), once:
 #   examples/python/.deps          redis-py, pinned in requirements.txt (pip --target); the
 #                                  redis-rl library comes from clients/python/src (PYTHONPATH)
-#   examples/node/node_modules     ioredis, from the committed package-lock.json (npm ci)
+#   examples/node/node_modules     ioredis, from the committed package-lock.json (npm ci),
+#                                  and redis-rl, a link to clients/node
 # A stamp of the pinned files says whether an install is current; delete the
 # folder to force a fresh one.
 #
@@ -68,8 +69,10 @@ node_deps() {
     local major want
     major="$(node -p 'process.versions.node.split(".")[0]')"
     [ "$major" -ge 18 ] || fail "examples/node needs Node.js 18 or later, found $(node --version)" || return
-    # The lock file may only fetch from the public npm registry.
-    if grep -E '"resolved": *"' "$NODE_DIR/package-lock.json" | grep -vE '"resolved": *"https://registry\.npmjs\.org/'; then
+    # The lock file may only fetch from the public npm registry; the one
+    # exception is the client library, linked from this repository (file:).
+    if grep -E '"resolved": *"' "$NODE_DIR/package-lock.json" |
+        grep -vE '"resolved": *"(https://registry\.npmjs\.org/|\.\./\.\./clients/node")'; then
         fail "examples/node/package-lock.json resolves the packages above outside registry.npmjs.org" || return
     fi
     want="$(stamp "$NODE_DIR/package.json" "$NODE_DIR/package-lock.json")"
@@ -115,7 +118,7 @@ else
     results+=("python on the Lua library FAILED")
 fi
 
-header "examples/node: ioredis + node:http (node --test)"
+header "examples/node: redis-rl + ioredis + node:http (node --test)"
 start=$SECONDS
 if node_deps && (cd "$NODE_DIR" && node --test test/*.test.js); then
     results+=("node passed ($((SECONDS - start)) s)")

@@ -9,9 +9,9 @@
 // sent flattened; key: the command's first key (a cluster adapter routes by
 // it); readonly: the command only reads (a cluster may send it to a replica).
 //
-// ModuleBackend speaks the module's RL.* commands. A LuaBackend (a later
-// issue) answers the same methods with FCALL rl_gcra 1 key ... (RESP2 arrays
-// on every protocol), so the Limiter and its API do not change.
+// ModuleBackend speaks the module's RL.* commands; LuaBackend answers the
+// same methods with FCALL rl_gcra 1 key ... (RESP2 arrays on every
+// protocol), so the Limiter and its API do not change; AutoBackend picks one.
 
 const { keySlot } = require('./crc16.cjs');
 
@@ -137,11 +137,206 @@ class ModuleBackend {
   }
 }
 
+// --- the Lua library (lua/redis_rl.lua), for servers that cannot load modules ---
+
+const fs = require('node:fs');
+const path = require('node:path');
+
+// The library this package ships: a byte-for-byte copy of the repository's
+// lua/redis_rl.lua (test/luaSource.test.mjs compares them), and its version.
+const LUA_PATH = path.join(__dirname, '..', 'lua', 'redis_rl.lua');
+let luaSource = null;
+function libSource() {
+  if (luaSource === null) {
+    const src = fs.readFileSync(LUA_PATH, 'utf8');
+    const m = /^local LIB_VERSION = '([0-9]+(?:\.[0-9]+)*)'/m.exec(src);
+    if (!m) throw new Error(`redis-rl: no LIB_VERSION in ${LUA_PATH}`);
+    luaSource = { source: src, version: m[1] };
+  }
+  return luaSource;
+}
+
+// -1, 0, 1 for dotted numeric versions ("1.0.0" < "1.0.10").
+function compareVersions(a, b) {
+  const x = String(a).split('.').map(Number);
+  const y = String(b).split('.').map(Number);
+  for (let i = 0; i < Math.max(x.length, y.length); i++) {
+    const d = (x[i] || 0) - (y[i] || 0);
+    if (d) return d < 0 ? -1 : 1;
+  }
+  return 0;
+}
+
+// The server has no such function (or no library at all): Redis and Valkey
+// answer "ERR Function not found".
+const FUNCTION_MISSING = /^ERR Function not found/i;
+const errText = (err) => (err && typeof err.message === 'string' ? err.message : '');
+
+// LuaBackend speaks the same decisions through the Functions library:
+// FCALL rl_gcra 1 key args... (replies: the RESP2 arrays on every protocol,
+// which the Limiter reads as it reads the module's). Before the first call it
+// asks the server for rl_version and loads the shipped library with
+// FUNCTION LOAD REPLACE when it is missing or older (never replacing a newer
+// one); a call that later finds the library gone (FUNCTION FLUSH, a failover
+// to a server without it) loads it and is sent once more. On a cluster the
+// check and the load go to the node of the key at hand, once per hash slot,
+// so each master gets the library the first time one of its keys needs it.
+class LuaBackend {
+  constructor(client, opts = {}) {
+    this.adapter = adapt(client); // a client, or an adapter ({kind, cluster, send}) as is
+    this.name = 'lua';
+    const lib = libSource();
+    this.source = opts.source ?? lib.source;
+    this.version = opts.version ?? lib.version;
+    this.checked = null; // the promise of the first version check (non-cluster: once per backend)
+    this.loads = 0; // how many times this backend loaded the library
+    this.checkedSlots = new Set(); // cluster: the hash slots whose master was checked
+  }
+
+  get cluster() {
+    return this.adapter.cluster;
+  }
+
+  // Makes sure the server (the node of `key` on a cluster) has the library at
+  // this package's version or newer. Resolves to the version it runs.
+  ready(key) {
+    if (this.cluster) {
+      // Once per hash slot (16384 at most): a slot's master is checked
+      // before the first call of one of its keys.
+      const slot = key === undefined ? -1 : keySlot(key);
+      if (this.checkedSlots.has(slot)) return Promise.resolve(this.version);
+      return this.check_(key).then((v) => { this.checkedSlots.add(slot); return v; });
+    }
+    if (this.checked === null) {
+      this.checked = this.check_(key);
+      this.checked.catch(() => { this.checked = null; }); // a failed check is tried again next call
+    }
+    return this.checked;
+  }
+
+  async check_(key) {
+    let have = null;
+    try {
+      have = String(await this.adapter.send('FCALL_RO', ['rl_version', '0'], key, true));
+    } catch (err) {
+      if (!FUNCTION_MISSING.test(errText(err))) throw err;
+    }
+    if (have !== null && compareVersions(have, this.version) >= 0) return have;
+    await this.load(key);
+    return this.version;
+  }
+
+  load(key) {
+    this.loads++;
+    return this.adapter.send('FUNCTION', ['LOAD', 'REPLACE', this.source], key, false);
+  }
+
+  async fcall(command, args, key, readonly) {
+    if (this.cluster || this.checked === null) await this.ready(key);
+    else await this.checked;
+    try {
+      return await this.adapter.send(command, args, key, readonly);
+    } catch (err) {
+      if (!FUNCTION_MISSING.test(errText(err))) throw err;
+      await this.load(key); // gone since we checked: load it and send the call once more
+      return this.adapter.send(command, args, key, readonly);
+    }
+  }
+
+  check(limit, key, args) {
+    return this.fcall('FCALL', [LUA_FUNCTION[limit.kind], '1', key, args], key, false);
+  }
+
+  peek(limit, key, args) {
+    return this.fcall('FCALL_RO', ['rl_peek', '1', key, limit.kind, args], key, true);
+  }
+
+  // rl_all is not flagged no-writes, so its PEEK form goes through FCALL too.
+  all(keys, specs, peek) {
+    const args = ['rl_all', String(keys.length), ...keys];
+    for (const s of specs) for (const a of s) args.push(a);
+    if (peek) args.push('PEEK');
+    return this.fcall('FCALL', args, keys[0], false);
+  }
+
+  release(key, id) {
+    return this.fcall('FCALL', ['rl_release', '1', key, String(id)], key, false);
+  }
+
+  renew(key, id, leaseMs) {
+    return this.fcall('FCALL', ['rl_renew', '1', key, String(id), String(leaseMs)], key, false);
+  }
+}
+
+const LUA_FUNCTION = {
+  GCRA: 'rl_gcra', TOKENBUCKET: 'rl_tokenbucket', SLIDE: 'rl_slide', LOG: 'rl_log', QUOTA: 'rl_quota',
+  CONCURRENCY: 'rl_acquire',
+};
+
+const UNKNOWN_COMMAND = /^ERR unknown command/i;
+
+// backend: 'auto': the module when the server knows its RL.* commands, else
+// the Lua library. The first call is sent as the module's; an "unknown
+// command" answer switches this backend to the library for good (and that
+// call is sent again through it). `name` says which one it settled on
+// ('auto' until the first answer).
+class AutoBackend {
+  constructor(client, opts = {}) {
+    this.module = new ModuleBackend(client);
+    this.lua = new LuaBackend(this.module.adapter, opts);
+    this.chosen = null;
+  }
+
+  get name() {
+    return this.chosen ? this.chosen.name : 'auto';
+  }
+
+  get cluster() {
+    return this.module.cluster;
+  }
+
+  get adapter() {
+    return this.module.adapter;
+  }
+
+  // Resolves to the backend it settled on ('module' or 'lua'), asking the
+  // server (COMMAND INFO RL.GCRA, routed by `key` on a cluster) if no call
+  // has told it yet; the Lua library is then made ready too.
+  async detect(key) {
+    if (!this.chosen) {
+      const info = await this.module.adapter.send('COMMAND', ['INFO', 'RL.GCRA'], key, true);
+      this.chosen = Array.isArray(info) && info.length && info[0] ? this.module : this.lua;
+    }
+    if (this.chosen === this.lua) await this.lua.ready(key);
+    return this.chosen.name;
+  }
+
+  async via(method, args) {
+    if (this.chosen) return this.chosen[method](...args);
+    try {
+      const r = await this.module[method](...args);
+      this.chosen = this.module;
+      return r;
+    } catch (err) {
+      if (!UNKNOWN_COMMAND.test(errText(err))) throw err;
+      this.chosen = this.lua;
+      return this.lua[method](...args);
+    }
+  }
+
+  check(...a) { return this.via('check', a); }
+  peek(...a) { return this.via('peek', a); }
+  all(...a) { return this.via('all', a); }
+  release(...a) { return this.via('release', a); }
+  renew(...a) { return this.via('renew', a); }
+}
+
 function makeBackend(backend, client) {
-  if (backend === undefined || backend === null || backend === 'module' || backend === 'auto') return new ModuleBackend(client);
+  if (backend === undefined || backend === null || backend === 'module') return new ModuleBackend(client);
+  if (backend === 'auto') return new AutoBackend(client);
+  if (backend === 'lua') return new LuaBackend(client);
   if (typeof backend === 'object' && typeof backend.check === 'function') return backend;
-  if (backend === 'lua') throw new Error('redis-rl: the Lua backend is not available in this version (use "module")');
   throw new TypeError(`redis-rl: unknown backend ${String(backend)}`);
 }
 
-module.exports = { ModuleBackend, adapt, makeBackend };
+module.exports = { ModuleBackend, LuaBackend, AutoBackend, adapt, makeBackend, compareVersions, libSource, LUA_PATH };

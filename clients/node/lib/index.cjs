@@ -10,6 +10,7 @@ const retry = require('./retry.cjs');
 const middleware = require('./middleware.cjs');
 const metrics = require('./metrics.cjs');
 const { keySlot } = require('./crc16.cjs');
+const { LocalBucket } = require('./localBucket.cjs');
 
 module.exports = {
   VERSION: '0.2.0',
@@ -28,6 +29,8 @@ module.exports = {
   parseReply: decision.parseReply,
   parseAllReply: decision.parseAllReply,
   ModuleBackend: backend.ModuleBackend,
+  LuaBackend: backend.LuaBackend,
+  AutoBackend: backend.AutoBackend,
   adapt: backend.adapt,
   RateLimited: errors.RateLimited,
   CrossSlotError: errors.CrossSlotError,
@@ -41,4 +44,5 @@ module.exports = {
   fastifyRateLimit: middleware.fastifyRateLimit,
   MemoryMetrics: metrics.MemoryMetrics,
   keySlot,
+  LocalBucket,
 };

@@ -196,6 +196,41 @@ export declare class ModuleBackend implements Backend {
   renew(key: string, id: string, leaseMs: number): Promise<unknown>;
 }
 
+/** The Lua Functions library (lua/redis_rl.lua, shipped in the package) through FCALL. */
+export declare class LuaBackend implements Backend {
+  constructor(client: unknown, opts?: { source?: string; version?: string });
+  readonly name: 'lua';
+  readonly adapter: Adapter;
+  /** The library's source and version this backend loads. */
+  readonly source: string;
+  readonly version: string;
+  /** How many times this backend sent FUNCTION LOAD REPLACE. */
+  readonly loads: number;
+  /** Loads the library when it is missing or older; resolves to the version the server runs. */
+  ready(key?: string): Promise<string>;
+  check(limit: Limit, key: string, args: readonly string[]): Promise<unknown>;
+  peek(limit: Limit, key: string, args: readonly string[]): Promise<unknown>;
+  all(keys: readonly string[], specs: readonly (readonly string[])[], peek: boolean): Promise<unknown>;
+  release(key: string, id: string): Promise<unknown>;
+  renew(key: string, id: string, leaseMs: number): Promise<unknown>;
+}
+
+/** backend: 'auto': the module when the server knows RL.*, else the Lua library. */
+export declare class AutoBackend implements Backend {
+  constructor(client: unknown, opts?: { source?: string; version?: string });
+  /** 'module' or 'lua' once decided; 'auto' before the first answer. */
+  readonly name: string;
+  readonly module: ModuleBackend;
+  readonly lua: LuaBackend;
+  /** Decides now (COMMAND INFO RL.GCRA) and readies the Lua library if chosen. */
+  detect(key?: string): Promise<'module' | 'lua'>;
+  check(limit: Limit, key: string, args: readonly string[]): Promise<unknown>;
+  peek(limit: Limit, key: string, args: readonly string[]): Promise<unknown>;
+  all(keys: readonly string[], specs: readonly (readonly string[])[], peek: boolean): Promise<unknown>;
+  release(key: string, id: string): Promise<unknown>;
+  renew(key: string, id: string, leaseMs: number): Promise<unknown>;
+}
+
 export declare function adapt(client: unknown): Adapter;
 
 export interface Logger {
@@ -211,7 +246,7 @@ export interface LimiterOptions {
   /** Timeout of each Redis call in ms (default 100; 0 or null: none). */
   timeoutMs?: number | null;
   metrics?: Metrics | null;
-  /** "module" (default), "auto", or a Backend object. */
+  /** "module" (default, RL.* commands), "lua" (the Functions library via FCALL), "auto" (the module if loaded, else the library), or a Backend object. */
   backend?: 'module' | 'auto' | 'lua' | Backend;
   /** Called on every activation of the failure policy. */
   onFallback?: ((limit: Limit, error: Error, decision: Decision) => void) | null;
@@ -253,6 +288,9 @@ export declare class Limiter {
   acquire(limit: Concurrency, identity: Identity, opts?: AcquireOptions): Promise<Lease | DeniedDecision>;
   withLease<T>(limit: Concurrency, identity: Identity, fn: (lease: Lease) => T | Promise<T>, opts?: WithLeaseOptions): Promise<T>;
   release(limit: Concurrency, identity: Identity, id: string, opts?: { tag?: string }): Promise<boolean>;
+  /** Refunds several limits in one RL.ALL (REFUND in each spec), all or nothing; errors raised, never retried. */
+  refundAll(refunds: readonly (readonly [Limit, Identity, number] | { limit: Limit; identity: Identity; amount: number })[],
+    opts?: { tag?: string }): Promise<Decision>;
   reserve(limit: Limit, identity: Identity, maxCost: number): Promise<Reservation>;
   withReservation<T>(limit: Limit, identity: Identity, maxCost: number, fn: (r: Reservation) => T | Promise<T>): Promise<T>;
 }
@@ -323,6 +361,13 @@ export declare function parseAllReply(reply: unknown): {
   allowed: boolean; retryAfterMs: number; limits: ReturnType<typeof parseReply>[];
 };
 export declare function keySlot(key: string | Buffer): number;
+
+/** The in-process GCRA behind the "local" failure policy (integer µs, monotonic clock unless given). */
+export declare class LocalBucket {
+  constructor(capacity: number, fillMs: number, clock?: () => number);
+  readonly capacity: number;
+  take(cost?: number): { allowed: boolean; limit: number; remaining: number; retryAfterMs: number; resetAfterMs: number; lease: null };
+}
 
 export interface MiddlewareOptions<Req> {
   limits: Limit | readonly Limit[];

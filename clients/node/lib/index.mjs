@@ -17,6 +17,8 @@ export const {
   parseReply,
   parseAllReply,
   ModuleBackend,
+  LuaBackend,
+  AutoBackend,
   adapt,
   RateLimited,
   CrossSlotError,
@@ -30,5 +32,6 @@ export const {
   fastifyRateLimit,
   MemoryMetrics,
   keySlot,
+  LocalBucket,
 } = m;
 export default m;

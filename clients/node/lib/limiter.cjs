@@ -267,6 +267,43 @@ class Limiter {
     return d;
   }
 
+  // Give units back to several limits in one RL.ALL, all or nothing (each
+  // spec with REFUND): refunds [[limit, identity, amount], ...] or
+  // [{limit, identity, amount}, ...], opts {tag} as checkAll's. As refund():
+  // no failure policy (a refund that did not happen must not look done), so
+  // errors are raised; never retry it (a refund is not idempotent). Resolves
+  // to the combined Decision of the state after it.
+  async refundAll(refunds, opts = {}) {
+    const { tag } = opts;
+    if (!Array.isArray(refunds) || refunds.length === 0) throw new TypeError('refundAll needs a non-empty array of refunds');
+    const norm = refunds.map((r) => {
+      const [limit, identity, amount] = Array.isArray(r) ? r : [r.limit, r.identity, r.amount];
+      checkLimit(limit);
+      if (limit.isConcurrency) throw new TypeError('a Concurrency limit has no refund: release the lease');
+      return { limit, identity, amount: checkCost(amount, 1), cost: 0 };
+    });
+    const keys = norm.map((c) => c.limit.keyFor(this.prefix, c.identity, tag));
+    if (new Set(keys).size !== keys.length) throw new RangeError('refundAll: a key appears twice (same limit name and identity)');
+    if (this.backend.cluster && keys.some((k) => keySlot(k) !== keySlot(keys[0]))) {
+      throw new CrossSlotError(keys, keys.map(keySlot));
+    }
+    const specs = norm.map((c) => [...c.limit.spec, 'REFUND', String(c.amount)]);
+    const t0 = this.metrics ? hrNow() : 0n;
+    let raw;
+    try {
+      raw = await this.call(this.backend.all(keys, specs, false));
+    } catch (err) {
+      if (this.metrics && this.metrics.onError) for (const c of norm) this.metrics.onError(c.limit.name, err);
+      throw raised(err);
+    }
+    const d = combine(parseAllReply(raw), norm, keys);
+    if (this.metrics) {
+      const s = secondsSince(t0);
+      for (const sub of d.decisions) this.metrics.onDecision(sub.name, sub, s);
+    }
+    return d;
+  }
+
   // --- the failure policy -------------------------------------------------------
 
   policyOf(limit) {

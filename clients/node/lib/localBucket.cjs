@@ -9,8 +9,9 @@ class LocalBucket {
   // `capacity` units, refilled evenly: all of them over `fillMs`.
   constructor(capacity, fillMs, clock = monotonicUs) {
     if (!(Number.isSafeInteger(capacity) && capacity >= 1)) throw new RangeError('capacity must be an integer >= 1');
+    if (!(Number.isSafeInteger(fillMs) && fillMs >= 1)) throw new RangeError('fillMs must be an integer >= 1');
     this.capacity = capacity;
-    this.intervalUs = Math.max(1, Math.ceil((Math.max(1, fillMs) * 1000) / capacity));
+    this.intervalUs = Math.max(1, Math.ceil((fillMs * 1000) / capacity));
     this.clock = clock;
     this.fullAtUs = null;
   }

@@ -47,8 +47,8 @@ async function movedCount() {
 
 const owner = (key) => RANGES.findIndex(([a, b]) => keySlot(key) >= a && keySlot(key) <= b);
 
-async function exercise(client, label) {
-  const limiter = new Limiter(client, { prefix: `c:${label}:`, logger: memoryLogger(), timeoutMs: 5000 });
+async function exercise(client, label, backend = 'module') {
+  const limiter = new Limiter(client, { prefix: `c:${label}:`, logger: memoryLogger(), timeoutMs: 5000, backend });
   const g = new Gcra(2, 60000, { name: 'g' });
   // Identities spread over all three masters.
   const ids = [];
@@ -87,6 +87,23 @@ async function exercise(client, label) {
   assert.equal(await lease.release(), true);
   assert.equal(await limiter.withLease(slots, 'bob', async () => 'ok', { renewEveryMs: 10 }), 'ok');
   assert.equal(await movedCount(), moved);
+  return limiter;
+}
+
+// The Lua backend on the cluster: each master is given the library when one
+// of its keys is first used (checked once per slot), with no MOVED either.
+async function exerciseLua(client, label) {
+  await Promise.all(admins.map((c) => c.call('FUNCTION', 'FLUSH')));
+  const limiter = await exercise(client, label, 'lua');
+  const libs = await Promise.all(admins.map((c) => c.call('FUNCTION', 'LIST', 'LIBRARYNAME', 'redis_rl')));
+  assert.deepEqual(libs.map((l) => l.length), [1, 1, 1], 'every master has the library');
+  assert.equal(limiter.backend.loads, 3);
+  // A master that lost it (FUNCTION FLUSH) gets it again on the next call there.
+  const g = new Gcra(2, 60000, { name: 'g' });
+  const key = limiter.key(g, `${label}-again`);
+  await admins[owner(key)].call('FUNCTION', 'FLUSH');
+  assert.equal((await limiter.check(g, `${label}-again`)).allowed, true);
+  assert.equal(limiter.backend.loads, 4);
 }
 
 describe('3-master cluster', () => {
@@ -96,6 +113,7 @@ describe('3-master cluster', () => {
     await cluster.connect();
     try {
       await exercise(cluster, 'io');
+      await exerciseLua(cluster, 'io-lua');
     } finally {
       cluster.disconnect();
     }
@@ -107,6 +125,7 @@ describe('3-master cluster', () => {
     await cluster.connect();
     try {
       await exercise(cluster, 'nr');
+      await exerciseLua(cluster, 'nr-lua');
     } finally {
       await cluster.close();
     }

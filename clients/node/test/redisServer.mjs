@@ -41,12 +41,13 @@ const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export class RedisServer {
   // extraArgs: more redis-server arguments (e.g. for a cluster node);
-  // withModule false: a server without the module.
-  static async start({ extraArgs = [], withModule = true } = {}) {
+  // withModule false: a server without the module; env: more environment
+  // variables for the server (e.g. LD_PRELOAD of the fake clock).
+  static async start({ extraArgs = [], withModule = true, env = null } = {}) {
     // Absolute: redis-server changes into --dir before it loads modules.
     const module = path.resolve(process.env.REDIS_RL_MODULE || DEFAULT_MODULE);
     const binary = process.env.REDIS_SERVER || 'redis-server';
-    if (!fs.existsSync(module)) {
+    if (withModule && !fs.existsSync(module)) {
       throw new Error(`module not found: ${module} (run \`cargo build --release\`, or set REDIS_RL_MODULE)`);
     }
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'redis-rl-node-'));
@@ -54,7 +55,7 @@ export class RedisServer {
     // The free port can be taken by someone else before redis binds it: then
     // redis exits at once and we try another port.
     for (let tries = 0; tries < 3; tries++) {
-      const server = new RedisServer(binary, withModule ? module : null, dir, await freePort(), extraArgs);
+      const server = new RedisServer(binary, withModule ? module : null, dir, await freePort(), extraArgs, env);
       state = await server.waitForPong();
       if (state === 'ready') return server;
       const log = server.logTail();
@@ -67,12 +68,12 @@ export class RedisServer {
     throw new Error('unreachable');
   }
 
-  constructor(binary, module, dir, port, extraArgs = []) {
+  constructor(binary, module, dir, port, extraArgs = [], env = null) {
     Object.assign(this, { dir, port, log: path.join(dir, `redis-${port}.log`) });
     this.child = spawn(binary, [
       '--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no',
       '--dir', dir, '--logfile', this.log, ...(module ? ['--loadmodule', module] : []), ...extraArgs,
-    ], { stdio: 'ignore' });
+    ], { stdio: 'ignore', env: env ? { ...process.env, ...env } : process.env });
     this.exited = false;
     this.spawnError = null;
     this.child.once('error', (err) => { this.spawnError = err; this.exited = true; });

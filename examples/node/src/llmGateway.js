@@ -22,7 +22,7 @@
 // 3. calls the upstream (injectable: the tests use a fake one), for at most
 //    upstreamTimeoutMs, then releases both slots, in a `finally`: after an
 //    answer, a failure or a timeout;
-// 4. settles, with ONE RL.ALL, from this same code path: REFUND
+// 4. settles, with ONE RL.ALL (the library's refundAll), from this same code path: REFUND
 //    max_tokens - used_tokens on the two token limits. A failed or timed-out
 //    call refunds all max_tokens. The request unit stays spent: the request
 //    did reach the gateway and the upstream (it took a connection, and
@@ -40,9 +40,9 @@
 // caps the answer) gets no refund, and the excess is charged as far as it
 // fits: a denied RL.ALL writes nothing (SPEC: all or nothing), so one RL.ALL
 // with COST excess would charge neither limit whenever one of them lacks the
-// room. Instead each token limit is charged on its own (RL.GCRA and RL.QUOTA
-// with COST excess, in one pipeline); a limit without the room for all of it
-// is then charged what it has left, so it is empty and the next requests
+// room. Instead each token limit is charged on its own (the library's
+// Reservation.settle: RL.GCRA and RL.QUOTA with COST excess, side by side); a
+// limit without the room for all of it is then charged what it has left, so it is empty and the next requests
 // wait for it. The served request is never undone, and the rest of the
 // excess, beyond empty, is not recorded (a limiter holds no debt).
 //
@@ -80,9 +80,15 @@
 // 503 from a concurrency limit carries Retry-After alone.
 
 import { randomUUID } from 'node:crypto';
-import { ceilS, mostRestrictive, policy, policyField, ratelimitItem, toReply } from './ratelimitHeaders.js';
+import { Concurrency, Decision, Gcra, Quota, Reservation } from 'redis-rl';
+import { answer, ceilS, policyField } from './ratelimitHeaders.js';
 
 export const CHAT_PATH = '/v1/chat';
+
+// Keys: the identity of every check is the caller (`who`); each limit's key
+// function names its key, under one hash tag per tenant, {tenant:<id>}, so
+// all keys of one RL.ALL share a cluster slot. Server-side ids only.
+export const tagged = (suffix) => (who) => `{tenant:${who.tenantId}}:${suffix(who)}`;
 
 export const DEFAULT_LLM_LIMITS = Object.freeze({
   maxTokensCap: 4096, // the largest max_tokens one request may ask for (400 above it)
@@ -96,11 +102,6 @@ export const DEFAULT_LLM_LIMITS = Object.freeze({
   upstreamConcurrency: 8, // per tenant: its share of the upstream's connections (503 when full)
   leaseMs: 40_000, // a slot's lease: longer than upstreamTimeoutMs, so no live call outlasts it
 });
-
-// The RL.ALL of a chat: the three rate limits, then the two concurrency limits.
-const RATE = 3; // replies.slice(0, RATE) are the rate limits (the RateLimit fields)
-const CONCURRENT = 3;
-const CONCURRENCY_NAMES = ['concurrent', 'upstream'];
 
 // The model API: async upstream(body, maxTokens, { signal }) -> { usedTokens, body }.
 // It rejects when the call failed; `signal` aborts when the gateway stops
@@ -132,91 +133,67 @@ export function parseMaxTokens(body, cap) {
 }
 
 export class LlmGateway {
-  constructor(redis, limits, upstream, logger = console) {
-    this.redis = redis;
+  // limiter: the service's redis-rl Limiter (every limit fails "closed" there).
+  constructor(limiter, limits, upstream, logger = console) {
+    this.limiter = limiter;
     this.limits = { ...DEFAULT_LLM_LIMITS, ...limits };
     this.upstream = upstream;
     this.logger = logger;
     const l = this.limits;
     // A lease that ends while its call still runs frees a slot that is in use.
     if (!(l.leaseMs > l.upstreamTimeoutMs)) throw new RangeError('leaseMs must be longer than upstreamTimeoutMs');
-    // q and w of each limit; the token limits count tokens (qu, see
-    // ratelimitHeaders.js). A local day lasts 23 to 25 hours; w says 86400.
-    this.policies = [
-      policy('requests', l.requestsPerKey, ceilS(l.requestsPeriodMs), { refill: [l.requestsPeriodMs, l.requestsPerKey] }),
-      policy('tokens', l.tokensPerKey, ceilS(l.tokensPeriodMs), { refill: [l.tokensPeriodMs, l.tokensPerKey], unit: 'tokens' }),
-      policy('daily-tokens', l.tokensPerDay, 86_400, { unit: 'tokens' }),
-    ];
-    this.policyHeader = policyField(this.policies);
+    // Keys: one hash tag per tenant, server-side ids only (see service.js).
+    // The token limits count tokens (qu, see ratelimitHeaders.js).
+    this.requests = new Gcra(l.requestsPerKey, l.requestsPeriodMs,
+      { name: 'requests', key: tagged((who) => `llm:requests:${who.keyId}`) });
+    this.tokens = new Gcra(l.tokensPerKey, l.tokensPeriodMs,
+      { name: 'tokens', unit: 'tokens', key: tagged((who) => `llm:tokens:${who.keyId}`) });
+    this.concurrent = new Concurrency(l.concurrentPerKey, l.leaseMs,
+      { name: 'concurrent', key: tagged((who) => `llm:concurrent:${who.keyId}`) });
+    this.upstreamSlots = new Concurrency(l.upstreamConcurrency, l.leaseMs,
+      { name: 'upstream', key: tagged(() => 'llm:upstream') });
+    this.dailyByZone = new Map();
+    // A local day lasts 23 to 25 hours; w says 86400.
+    this.policyHeader = policyField([this.requests, this.tokens, this.daily('UTC')]);
   }
 
-  // One hash tag per tenant, server-side ids only (see service.js).
-  static keys(who) {
-    const tag = `{tenant:${who.tenantId}}`;
-    return [`${tag}:llm:requests:${who.keyId}`, `${tag}:llm:tokens:${who.keyId}`, `${tag}:llm:daily-tokens`,
-      `${tag}:llm:concurrent:${who.keyId}`, `${tag}:llm:upstream`];
-  }
-
-  specs(who, leaseId) {
-    const l = this.limits;
-    return [
-      ['GCRA', l.requestsPerKey, l.requestsPeriodMs],
-      ['GCRA', l.tokensPerKey, l.tokensPeriodMs],
-      ['QUOTA', l.tokensPerDay, 'DAY', 'TZ', who.zone ?? 'UTC'],
-      ['CONCURRENCY', l.concurrentPerKey, l.leaseMs, 'ID', leaseId],
-      ['CONCURRENCY', l.upstreamConcurrency, l.leaseMs, 'ID', leaseId],
-    ];
-  }
-
-  headers(replies, costs, allowed) {
-    const i = mostRestrictive(replies, costs, allowed);
-    return { 'RateLimit-Policy': this.policyHeader, RateLimit: ratelimitItem(this.policies[i], replies[i]) };
+  // The tenant's daily token quota, in its time zone (one Limit per zone).
+  daily(zone) {
+    let q = this.dailyByZone.get(zone);
+    if (!q) {
+      q = new Quota(this.limits.tokensPerDay, 'DAY', { tz: zone, name: 'daily-tokens', unit: 'tokens',
+        key: tagged(() => 'llm:daily-tokens') });
+      this.dailyByZone.set(zone, q);
+    }
+    return q;
   }
 
   // -> { status, headers, body }. withoutRedis() is the service's fail mode.
   async chat(who, body, maxTokens, withoutRedis) {
-    const keys = LlmGateway.keys(who);
     // The request's id, made here, names its leases (see the comment on top).
-    const specs = this.specs(who, randomUUID());
-    const costs = [1, maxTokens, maxTokens, 1, 1];
-    const args = [keys.length, ...keys];
-    specs.forEach((spec, i) => args.push(...spec, 'COST', costs[i]));
-    let reply;
-    try {
-      reply = await this.redis.call('RL.ALL', ...args);
-    } catch (err) {
-      this.logger.warn(`rate limiter unavailable (${err.name}: ${err.message}) for ${CHAT_PATH}`);
+    const leaseId = randomUUID();
+    const daily = this.daily(who.zone ?? 'UTC');
+    const d = await this.limiter.checkAll([[this.requests, who], [this.tokens, who, maxTokens],
+      [daily, who, maxTokens], [this.concurrent, who, 1, leaseId], [this.upstreamSlots, who, 1, leaseId]]);
+    if (d.source === 'fail_closed') {
+      this.logger.warn(`rate limiter unavailable (${d.error.name}: ${d.error.message}) for ${CHAT_PATH}`);
       const verdict = withoutRedis();
       if (verdict.status !== 200) return verdict;
       // Served through the local fallback limit, which counted the request:
       // no tokens were reserved, so there is nothing to settle.
-      const { status, body: answer } = await this.callUpstream(body, maxTokens);
-      return { status, headers: verdict.headers, body: answer };
+      const { status, body: reply } = await this.callUpstream(body, maxTokens);
+      return { status, headers: verdict.headers, body: reply };
     }
-    const [allowed, retryMs, ...limits] = reply;
-    const replies = limits.map(toReply);
-    const leases = limits.slice(RATE).map((r) => r[5]); // the lease ids (null when refused)
-    if (allowed !== 1) {
-      const i = mostRestrictive(replies, costs, false);
-      if (i >= RATE) {
-        // A concurrency limit waits longest: 429 for the caller's own calls
-        // in flight, 503 for a full upstream (load shedding).
-        const [status, error] = i === CONCURRENT ? [429, 'too_many_concurrent_requests'] : [503, 'upstream_busy'];
-        return {
-          status,
-          headers: { 'Retry-After': String(ceilS(retryMs)) },
-          body: { error, limit: CONCURRENCY_NAMES[i - RATE], retry_after_s: ceilS(retryMs) },
-        };
+    if (!d.allowed) {
+      const top = d.deniedBy[0]; // the longest wait ("never" the longest), ties to the first
+      if (top.policy.isConcurrency) {
+        // 429 for the caller's own calls in flight, 503 for a full upstream
+        // (load shedding); Retry-After only.
+        const [status, error] = top.policy === this.concurrent ? [429, 'too_many_concurrent_requests'] : [503, 'upstream_busy'];
+        const s = ceilS(d.retryAfterMs);
+        return { status, headers: { 'Retry-After': String(s) }, body: { error, limit: top.name, retry_after_s: s } };
       }
-      const headers = this.headers(replies.slice(0, RATE), costs.slice(0, RATE), false);
-      const name = this.policies[i].name;
-      if (retryMs < 0) {
-        // More than that limit can ever hold (the cap is above it): waiting
-        // cannot help, so 413 and no Retry-After.
-        return { status: 413, headers, body: { error: 'request_too_large', limit: name } };
-      }
-      headers['Retry-After'] = String(ceilS(retryMs));
-      return { status: 429, headers, body: { error: 'rate_limited', limit: name, retry_after_s: ceilS(retryMs) } };
+      return answer(d, this.policyHeader); // 429, or 413 for more than the limit can ever hold
     }
 
     let outcome;
@@ -224,37 +201,39 @@ export class LlmGateway {
       outcome = await this.callUpstream(body, maxTokens);
     } finally {
       // The slots are free as soon as the call is over, whatever ended it.
-      await this.release(keys.slice(RATE), leases);
+      await this.release(who, leaseId);
     }
-    const { status, body: answer, used } = outcome;
+    const { status, body: reply, used } = outcome;
     // Settle exactly once, here, on every path out of the call.
-    const settled = await this.settle(keys.slice(1, RATE), specs.slice(1, RATE), maxTokens, used,
-      replies.slice(1, RATE));
-    return { status, headers: this.headers([replies[0], ...settled], costs.slice(0, RATE), true), body: answer };
+    const [requests, tokens, day] = d.decisions;
+    const settled = await this.settle(who, daily, maxTokens, used, [tokens, day]);
+    // RateLimit: the three rate limits after the settle, each per request of this cost.
+    settled.forEach((x) => { x.cost = maxTokens; });
+    const after = new Decision(requests, requests.policy, requests.key, 1);
+    after.decisions = [requests, ...settled];
+    after.deniedBy = [];
+    return { status, headers: answer(after, this.policyHeader).headers, body: reply };
   }
 
-  // RL.RELEASE each lease, once (one pipeline: the keys share a slot). Never
-  // retried, and never throws: the answer stands whatever happens here.
-  async release(keys, leases) {
-    const pipeline = this.redis.pipeline();
-    keys.forEach((key, i) => pipeline.call('RL.RELEASE', key, leases[i]));
-    let results;
-    try {
-      results = await pipeline.exec();
-    } catch (err) {
-      results = keys.map(() => [err]);
-    }
-    results.forEach(([err, ended], i) => {
-      if (err) {
-        this.logger.error(`releasing the ${CONCURRENCY_NAMES[i]} lease failed (${err.name}); ` +
+  // RL.RELEASE each lease, once (the keys share a slot). Never retried, and
+  // never throws: the answer stands whatever happens here.
+  async release(who, leaseId) {
+    await Promise.all([this.concurrent, this.upstreamSlots].map(async (limit) => {
+      let ended;
+      try {
+        ended = await this.limiter.release(limit, who, leaseId);
+      } catch (err) {
+        this.logger.error(`releasing the ${limit.name} lease failed (${err.name}); ` +
           `not retried: it expires within ${this.limits.leaseMs} ms`);
-      } else if (ended !== 1) {
-        // Expired before the work ended: there is nothing left to release,
-        // and leaseMs is shorter than the work.
-        this.logger.warn(`the ${CONCURRENCY_NAMES[i]} lease had ended before its release ` +
+        return;
+      }
+      // Expired before the work ended: there is nothing left to release,
+      // and leaseMs is shorter than the work.
+      if (!ended) {
+        this.logger.warn(`the ${limit.name} lease had ended before its release ` +
           `(held past leaseMs, ${this.limits.leaseMs} ms); not retried`);
       }
-    });
+    }));
   }
 
   // -> { status, body, used }; a failed call used no tokens.
@@ -296,55 +275,29 @@ export class LlmGateway {
   }
 
   // Refund the unused tokens, or charge an overshoot. Called once; never
-  // retried. -> the token limits' state after it, for the RateLimit field.
-  async settle(keys, specs, reserved, used, replies) {
-    if (used === reserved) return replies; // REFUND 0 is a range error, and there is nothing to do
-    if (used > reserved) return this.chargeExcess(keys, specs, used - reserved, replies);
+  // retried. -> the token limits' decisions after it, for the RateLimit field.
+  async settle(who, daily, reserved, used, before) {
+    if (used === reserved) return before; // REFUND 0 is a range error, and there is nothing to do
+    if (used > reserved) {
+      this.logger.warn(`upstream used ${used - reserved} tokens more than max_tokens: charging them as far as they fit`);
+      // Each limit on its own (a limit that lacks the room must not stop the
+      // other from charging): the library's Reservation charges the excess,
+      // or what is left when it does not fit.
+      const got = await Promise.all([this.tokens, daily].map((limit, i) =>
+        new Reservation(this.limiter, limit, who, reserved, before[i]).settle(used)));
+      if (got.includes(null)) this.logger.error('charging the excess failed; not retried');
+      return got.map((x, i) => x ?? before[i]);
+    }
     const refund = reserved - used;
-    const args = [keys.length, ...keys];
-    specs.forEach((spec) => args.push(...spec, 'REFUND', refund));
     try {
-      const [, , ...limits] = await this.redis.call('RL.ALL', ...args);
-      return limits.map(toReply);
+      // One RL.ALL: both refunds or neither.
+      return (await this.limiter.refundAll([[this.tokens, who, refund], [daily, who, refund]])).decisions;
     } catch (err) {
       // Not retried: the refund may have been applied before the error (a
       // timeout), and a second one would give the tokens back twice. The
       // tokens stay charged: stricter, never looser.
       this.logger.error(`settling ${refund} tokens failed (${err.name}); not retried, a refund is not idempotent`);
-      return replies;
+      return before;
     }
-  }
-
-  async chargeExcess(keys, specs, excess, replies) {
-    this.logger.warn(`upstream used ${excess} tokens more than max_tokens: charging them as far as they fit`);
-    try {
-      const got = await this.chargeEach(keys, specs, keys.map(() => excess));
-      // A limit without room for all of it takes what it has left.
-      const short = got.flatMap((r, i) => (!r.allowed && r.remaining > 0 ? [i] : []));
-      if (short.length) {
-        const again = await this.chargeEach(short.map((i) => keys[i]), short.map((i) => specs[i]),
-          short.map((i) => got[i].remaining));
-        short.forEach((i, n) => { got[i] = again[n]; });
-      }
-      return got;
-    } catch (err) {
-      this.logger.error(`charging the excess failed (${err.name}); not retried`);
-      return replies;
-    }
-  }
-
-  // One command per limit (RL.GCRA, RL.QUOTA: the spec's keyword), so a limit
-  // that lacks the room does not stop the other from charging.
-  async chargeEach(keys, specs, costs) {
-    const pipeline = this.redis.pipeline();
-    keys.forEach((key, i) => {
-      const [kind, ...params] = specs[i];
-      pipeline.call(`RL.${kind}`, key, ...params, 'COST', costs[i]);
-    });
-    const results = await pipeline.exec();
-    return results.map(([err, reply]) => {
-      if (err) throw err;
-      return toReply(reply);
-    });
   }
 }

@@ -34,70 +34,40 @@
 //   from what is in the request and to keep sensitive information out of it;
 //   our partitions are server-side ids (key id, tenant), which we do not publish.
 
+// The library (redis-rl's Decision.headers()) computes these fields from a
+// limit and its reply: q and w from the limit, r from `remaining`, t as the
+// effective window above, and Retry-After in whole seconds rounded up. It
+// lists every limit, most restrictive first; this API sends the policies in
+// a fixed order and, in RateLimit, the most restrictive limit only (when
+// refused: the refusing limit with the longest wait, "never" the longest;
+// when allowed: the fewest more requests like this one, remaining / cost,
+// ties to the one that takes longest to fill up again).
+
 // Whole seconds, rounded up: waiting the advertised time is always enough.
 export const ceilS = (ms) => Math.ceil(ms / 1000);
 
-// A policy: { name (an sf-string), quota (q), windowS (w), refill, unit (qu) }.
-// refill: [periodMs, units] when the limit gives `units` back evenly over
-// `periodMs` (GCRA, token bucket); null for a limit whose reply does not tell
-// when the next unit comes (a quota's window ends at resetAfterMs; a sliding
-// window, see effectiveWindowMs). unit: null means requests, the default.
-export const policy = (name, quota, windowS, { refill = null, unit = null } = {}) =>
-  Object.freeze({ name, quota, windowS, refill, unit });
+// RateLimit-Policy for these limits (redis-rl Limit values), in this order.
+export const policyField = (limits) => limits
+  .map((l) => `"${l.name}";q=${l.quota}${l.unit ? `;qu="${l.unit}"` : ''};w=${Math.max(1, ceilS(l.fillMs))}`).join(', ');
 
-export const policyItem = (p) => `"${p.name}";q=${p.quota}${p.unit ? `;qu="${p.unit}"` : ''};w=${p.windowS}`;
-
-export const policyField = (policies) => policies.map(policyItem).join(', ');
-
-// Until the limit can admit more than `remaining` (draft 4.1.2's t):
-// - a refusal: its retryAfterMs (the moment Retry-After names);
-// - full (remaining == limit): 0, nothing is held back;
-// - a steady refill of `units` per `periodMs` (GCRA, token bucket): the limit
-//   is full again at resetAfterMs and gains one unit every periodMs / units
-//   before that, so the next unit comes (limit - remaining - 1) units before full;
-// - a fixed window (RL.QUOTA): nothing comes back before the window ends, at
-//   resetAfterMs;
-// - a sliding window (RL.SLIDE): its reply does not say when the estimate
-//   first drops (that depends on how the count splits between the two
-//   windows), so resetAfterMs, the time until it is empty: a bound that can
-//   only make a client wait longer than it must.
-export function effectiveWindowMs(p, reply) {
-  if (!reply.allowed && reply.retryAfterMs >= 0) return reply.retryAfterMs;
-  if (reply.remaining >= reply.limit) return 0;
-  if (!p.refill) return reply.resetAfterMs;
-  const [periodMs, units] = p.refill;
-  const beforeFull = (reply.limit - reply.remaining - 1) * periodMs;
-  return Math.max(0, Math.ceil((reply.resetAfterMs * units - beforeFull) / units));
+// A Decision's fields as this API sends them (see above). Names are
+// sf-strings without commas, so the list splits on ", ".
+export function headersOf(d, policyHeader) {
+  const h = d.headers();
+  if (policyHeader && h.RateLimit) {
+    h['RateLimit-Policy'] = policyHeader;
+    h.RateLimit = h.RateLimit.split(', ')[0];
+  }
+  return h;
 }
 
-export const ratelimitItem = (p, reply) => `"${p.name}";r=${reply.remaining};t=${ceilS(effectiveWindowMs(p, reply))}`;
-
-// The index of the limit whose numbers go into the RateLimit field.
-// Denied: the denying limit with the longest wait (the one that sets
-// Retry-After; "never", -1, counts as the longest).
-// Allowed: the limit that admits the fewest more requests like this one,
-// remaining / cost (each limit counts its own units), ties going to the one
-// that takes longest to fill up again.
-export function mostRestrictive(replies, costs, allowed) {
-  let best = -1;
-  let bestRank;
-  replies.forEach((r, i) => {
-    let rank;
-    if (!allowed) {
-      if (r.allowed) return;
-      rank = [-(r.retryAfterMs < 0 ? Infinity : r.retryAfterMs), 0];
-    } else {
-      rank = [Math.floor(r.remaining / Math.max(1, costs[i])), -r.resetAfterMs];
-    }
-    if (best < 0 || rank[0] < bestRank[0] || (rank[0] === bestRank[0] && rank[1] < bestRank[1])) {
-      best = i;
-      bestRank = rank;
-    }
-  });
-  return best;
+// A decision as this API answers it: 200; 413 when the cost can never fit
+// (retry_after_ms -1: a 429 would tell the client to wait and retry,
+// forever; no Retry-After); else 429 with Retry-After. The body names the
+// limit, never an identifier.
+export function answer(d, policyHeader) {
+  const headers = headersOf(d, policyHeader);
+  if (d.allowed) return { status: 200, headers };
+  if (d.never) return { status: 413, headers, body: { error: 'request_too_large', limit: d.name } };
+  return { status: 429, headers, body: { error: 'rate_limited', limit: d.name, retry_after_s: ceilS(d.retryAfterMs) } };
 }
-
-// One limit's five fields, as RL.GCRA, RL.QUOTA, ... and each RL.ALL entry reply.
-export const toReply = ([a, limit, remaining, retryAfterMs, resetAfterMs]) => ({
-  allowed: a === 1, limit, remaining, retryAfterMs, resetAfterMs,
-});

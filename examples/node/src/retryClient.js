@@ -16,19 +16,11 @@
 // The random source, the sleep and the clock are parameters, so tests run
 // instantly and deterministically.
 
-export const RETRYABLE = new Set([429, 503]);
+import { parseRetryAfter, retry } from 'redis-rl';
 
-// Seconds to wait, from delta-seconds ("120") or an HTTP-date; null if absent or unreadable.
-export function parseRetryAfter(value, now = Date.now) {
-  if (value == null) return null;
-  const v = String(value).trim();
-  if (/^\d+$/.test(v)) return Number(v);
-  // An HTTP-date always names its zone (GMT); anything else is not one.
-  if (!/GMT$/.test(v)) return null;
-  const when = Date.parse(v);
-  if (Number.isNaN(when)) return null;
-  return Math.max(0, (when - now()) / 1000);
-}
+export { parseRetryAfter }; // seconds from delta-seconds or an HTTP-date; null if absent or unreadable
+
+export const RETRYABLE = new Set([429, 503]);
 
 // A token bucket of retries shared by every call of a client. Each call
 // deposits percent/100 of a retry, each retry withdraws one, and at most
@@ -59,6 +51,10 @@ export class RetryBudget {
 
 const realSleep = (seconds) => new Promise((resolve) => setTimeout(resolve, seconds * 1000));
 
+// The loop is redis-rl's retry(): Retry-After as the floor, full jitter on
+// top (in whole ms), at most maxRetries retries, none past maxWaitS, and the
+// budget asked only for a retry that will happen. This client keeps its own
+// budget, in process (redis-rl's RetryBudget shares one through Redis).
 export class RetryingClient {
   // send(...args) -> Promise<{ status, headers (lower-case names), body }>
   constructor(send, {
@@ -75,23 +71,19 @@ export class RetryingClient {
   }
 
   // send(...args), retried as described above; resolves to the last response.
-  async call(...args) {
-    this.budget.onCall();
-    for (let attempt = 0; ; attempt++) {
-      const response = await this.send(...args);
-      const delay = this.delayBeforeRetry(response, attempt);
-      if (delay === null) return response;
-      await this.sleep(delay);
-    }
-  }
-
-  // Seconds to sleep before retry number attempt+1, or null: do not retry.
-  delayBeforeRetry(response, attempt) {
-    if (!RETRYABLE.has(response.status) || attempt >= this.maxRetries) return null;
-    const floor = parseRetryAfter(response.headers['retry-after'], this.now) ?? 0;
-    if (floor > this.maxWaitS) return null;
-    if (!this.budget.trySpend()) return null; // last: only a retry that will happen spends budget
-    return floor + this.rand() * Math.min(this.capS, this.baseS * 2 ** attempt);
+  call(...args) {
+    const { budget } = this;
+    return retry(() => this.send(...args), {
+      maxAttempts: this.maxRetries + 1,
+      baseMs: this.baseS * 1000,
+      capMs: this.capS * 1000,
+      maxWaitMs: this.maxWaitS * 1000,
+      rand: this.rand,
+      sleep: (ms) => this.sleep(ms / 1000),
+      budget: { deposit: () => budget.onCall(), trySpend: () => budget.trySpend() },
+      retryAfter: (r) => (RETRYABLE.has(r.status)
+        ? Math.ceil((parseRetryAfter(r.headers['retry-after'], this.now) ?? 0) * 1000) : null),
+    });
   }
 }
 

@@ -1,4 +1,9 @@
-// A small HTTP API guarded by redis-rl: three layered limits in one RL.ALL call.
+// A small HTTP API guarded by redis-rl: three layered limits in one RL.ALL call,
+// through the redis-rl client library (clients/node): the limits are values,
+// the library builds the call, reads the reply into a Decision and computes
+// the RateLimit fields. With backend 'auto' the same code runs where the
+// module cannot be loaded (managed Redis, Valkey): the library then loads and
+// calls redis-rl's Lua functions instead.
 //
 // Every request, before any work is done:
 //
@@ -24,16 +29,16 @@
 // POST /v1/chat is an LLM gateway with limits of its own: it reserves
 // max_tokens before the model call and refunds what the call did not use,
 // and holds a concurrency slot per API key and one of the tenant's share of
-// the model upstream while the call runs (llmGateway.js). The RateLimit fields follow the IETF draft
-// (ratelimitHeaders.js).
+// the model upstream while the call runs (llmGateway.js). The RateLimit fields
+// follow the IETF draft (ratelimitHeaders.js).
 
 import http from 'node:http';
 import Redis from 'ioredis';
-import { BadChatRequest, CHAT_PATH, DEFAULT_LLM_LIMITS, LlmGateway, parseMaxTokens } from './llmGateway.js';
-import { LocalBucket, monotonicUs } from './localBucket.js';
-import { ceilS, mostRestrictive, policy, policyField, policyItem, ratelimitItem, toReply } from './ratelimitHeaders.js';
+import { Decision, Gcra, Limiter, LocalBucket, Slide, TokenBucket } from 'redis-rl';
+import { BadChatRequest, CHAT_PATH, DEFAULT_LLM_LIMITS, LlmGateway, parseMaxTokens, tagged } from './llmGateway.js';
+import { answer, ceilS, policyField } from './ratelimitHeaders.js';
 
-export { ceilS, mostRestrictive };
+export { ceilS };
 
 // --- who is calling ------------------------------------------------------------
 
@@ -88,26 +93,19 @@ export const DEFAULT_LIMITS = Object.freeze({
   workRefillPeriodMs: 60_000,
 });
 
-// name: the policy's name in RateLimit headers and 429 bodies; spec: the
-// RL.ALL spec without COST; policy: q, w (how long an empty limit takes to
-// fill up again) and how it refills, for RateLimit-Policy and RateLimit;
-// routeCost: charged the route's cost (else 1 per request).
-export function buildLayers(l) {
-  const workFillMs = Math.ceil((l.workCapacity * l.workRefillPeriodMs) / l.workRefill);
-  return [
-    { name: 'key', suffix: (who) => `key:${who.keyId}`, spec: ['GCRA', l.keyLimit, l.keyPeriodMs],
-      policy: policy('key', l.keyLimit, ceilS(l.keyPeriodMs), { refill: [l.keyPeriodMs, l.keyLimit] }), routeCost: false },
-    { name: 'tenant', suffix: () => 'tenant', spec: ['SLIDE', l.tenantLimit, l.tenantWindowMs],
-      policy: policy('tenant', l.tenantLimit, ceilS(l.tenantWindowMs)), routeCost: false },
-    { name: 'work', suffix: () => 'work', spec: ['TOKENBUCKET', l.workCapacity, l.workRefill, l.workRefillPeriodMs],
-      policy: policy('work', l.workCapacity, ceilS(workFillMs), { refill: [l.workRefillPeriodMs, l.workRefill] }),
-      routeCost: true },
-  ];
+// The three limits as redis-rl values: the name goes into RateLimit headers
+// and 429 bodies; the library builds the RL.ALL arguments, reads the reply,
+// and computes q, w, r and t from the limit and its reply. One hash tag per
+// tenant, {tenant:<id>}, keeps every key of one RL.ALL in one cluster slot;
+// only server-side ids go into a key.
+export function buildLimits(l) {
+  return {
+    key: new Gcra(l.keyLimit, l.keyPeriodMs, { name: 'key', key: tagged((who) => `key:${who.keyId}`) }),
+    tenant: new Slide(l.tenantLimit, l.tenantWindowMs, { name: 'tenant', key: tagged(() => 'tenant') }),
+    // The route's cost is charged here (1 per request on the other two).
+    work: new TokenBucket(l.workCapacity, l.workRefill, l.workRefillPeriodMs, { name: 'work', key: tagged(() => 'work') }),
+  };
 }
-
-// One hash tag per tenant: every key of one RL.ALL call is in the same
-// cluster slot. Only server-side ids go in here.
-const redisKey = (who, layer) => `{tenant:${who.tenantId}}:${layer.suffix(who)}`;
 
 // --- the decision --------------------------------------------------------------------
 
@@ -141,20 +139,28 @@ export function configFromEnv(env) {
 export class RateLimitedApi {
   // upstream: the model POST /v1/chat calls (see llmGateway.js); without it
   // that route does not exist.
-  constructor(redis, apiKeys, config = {}, { fallbackClock = monotonicUs, logger = console, upstream = null } = {}) {
-    this.redis = redis;
+  constructor(redis, apiKeys, config = {}, { fallbackClock, logger = console, upstream = null } = {}) {
     this.apiKeys = apiKeys;
     this.config = { ...DEFAULT_CONFIG, ...config };
     if (!['open', 'closed'].includes(this.config.failMode)) throw new RangeError("failMode must be 'open' or 'closed'");
-    this.layers = buildLayers(this.config.limits);
-    this.policyHeader = policyField(this.layers.map((l) => l.policy));
-    // This instance's share of the global limit, used only while Redis is down.
+    // Every limit fails "closed" in the library: a Decision with source
+    // 'fail_closed' then says Redis was unreachable, timed out or (a
+    // misconfiguration) answered an unavailability error, and withoutRedis()
+    // applies this service's fail mode. The connection's commandTimeout is
+    // the timeout (connectRedis), so the library adds none. backend 'auto':
+    // the module's commands where it is loaded, else the library's Lua
+    // functions (managed Redis and Valkey), loaded on first use.
+    this.limiter = new Limiter(redis, { prefix: '', onError: 'closed', timeoutMs: 0, logger: null, backend: 'auto' });
+    this.limits = buildLimits(this.config.limits);
+    this.order = [this.limits.key, this.limits.tenant, this.limits.work];
+    this.policyHeader = policyField(this.order);
+    // This instance's share of the global limit, used only while Redis is
+    // down: ONE bucket for all callers, so the instance's total is bounded.
     const share = Math.max(1, Math.floor(this.config.globalLimit / Math.max(1, this.config.instances)));
     this.fallback = new LocalBucket(share, this.config.globalPeriodMs, fallbackClock);
-    this.fallbackPolicy = policy('fallback', share, ceilS(this.config.globalPeriodMs),
-      { refill: [this.config.globalPeriodMs, share] });
+    this.fallbackLimit = new Gcra(share, this.config.globalPeriodMs, { name: 'fallback' });
     this.logger = logger;
-    this.llm = upstream ? new LlmGateway(redis, this.config.llm, upstream, logger) : null;
+    this.llm = upstream ? new LlmGateway(this.limiter, this.config.llm, upstream, logger) : null;
   }
 
   authenticate(authorization) {
@@ -165,31 +171,13 @@ export class RateLimitedApi {
 
   // -> { status, headers, body }: status 200 means go ahead and do the work.
   async check(who, cost) {
-    const costs = this.layers.map((l) => (l.routeCost ? cost : 1));
-    const args = [this.layers.length, ...this.layers.map((l) => redisKey(who, l))];
-    this.layers.forEach((l, i) => args.push(...l.spec, 'COST', costs[i]));
-    let reply;
-    try {
-      reply = await this.redis.call('RL.ALL', ...args);
-    } catch (err) {
-      // Unreachable, timed out, or (misconfigured) no module: the same choice applies.
-      this.logger.warn(`rate limiter unavailable (${err.name}: ${err.message}): failing ${this.config.failMode}`);
+    const { key, tenant, work } = this.limits;
+    const d = await this.limiter.checkAll([[key, who], [tenant, who], [work, who, cost]]);
+    if (d.source === 'fail_closed') {
+      this.logger.warn(`rate limiter unavailable (${d.error.name}: ${d.error.message}): failing ${this.config.failMode}`);
       return this.withoutRedis();
     }
-    const [allowed, retryMs, ...limits] = reply;
-    const replies = limits.map(toReply);
-    const i = mostRestrictive(replies, costs, allowed === 1);
-    const name = this.layers[i].name;
-    const headers = { 'RateLimit-Policy': this.policyHeader, RateLimit: ratelimitItem(this.layers[i].policy, replies[i]) };
-    if (allowed === 1) return { status: 200, headers };
-    if (retryMs < 0) {
-      // The request can never fit: its cost is larger than the limit itself.
-      // A 429 would tell the client to wait and retry, forever. 413 says
-      // "make the request smaller"; no Retry-After.
-      return { status: 413, headers, body: { error: 'request_too_large', limit: name } };
-    }
-    headers['Retry-After'] = String(ceilS(retryMs));
-    return { status: 429, headers, body: { error: 'rate_limited', limit: name, retry_after_s: ceilS(retryMs) } };
+    return answer(d, this.policyHeader);
   }
 
   withoutRedis() {
@@ -202,17 +190,7 @@ export class RateLimitedApi {
     }
     // Fail open, but not unlimited: one request is one unit here. Per-key and
     // per-tenant fairness is gone until Redis is back; the total is bounded.
-    const reply = this.fallback.take(1);
-    const headers = {
-      'RateLimit-Policy': policyItem(this.fallbackPolicy), RateLimit: ratelimitItem(this.fallbackPolicy, reply),
-    };
-    if (reply.allowed) return { status: 200, headers };
-    headers['Retry-After'] = String(ceilS(reply.retryAfterMs));
-    return {
-      status: 429,
-      headers,
-      body: { error: 'rate_limited', limit: 'fallback', retry_after_s: ceilS(reply.retryAfterMs) },
-    };
+    return answer(new Decision(this.fallback.take(1), this.fallbackLimit, null, 1));
   }
 
   async chat(res, who, raw) {
@@ -225,8 +203,8 @@ export class RateLimitedApi {
       if (!(err instanceof SyntaxError || err instanceof BadChatRequest)) throw err;
       return send(res, 400, {}, { error: 'bad_request', detail: err.message });
     }
-    const { status, headers, body: answer } = await this.llm.chat(who, body, maxTokens, () => this.withoutRedis());
-    return send(res, status, headers, answer);
+    const { status, headers, body: reply } = await this.llm.chat(who, body, maxTokens, () => this.withoutRedis());
+    return send(res, status, headers, reply);
   }
 
   // --- HTTP ----------------------------------------------------------------------

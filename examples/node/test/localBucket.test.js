@@ -1,7 +1,7 @@
 // The fail-open fallback limiter, on a fake clock.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { LocalBucket } from '../src/localBucket.js';
+import { LocalBucket } from 'redis-rl'; // the library's, behind this service's fail-open fallback
 
 function fakeClock() {
   let us = 5_000_000; // any start: the bucket only looks at differences
@@ -9,7 +9,9 @@ function fakeClock() {
   clock.advanceMs = (ms) => { us += ms * 1000; };
   return clock;
 }
-const r = (allowed, limit, remaining, retryAfterMs, resetAfterMs) => ({ allowed, limit, remaining, retryAfterMs, resetAfterMs });
+const r = (allowed, limit, remaining, retryAfterMs, resetAfterMs) => ({
+  allowed, limit, remaining, retryAfterMs, resetAfterMs, lease: null,
+});
 
 describe('LocalBucket', () => {
   it('admits a burst, then answers an exact retry and reset', () => {

@@ -40,11 +40,13 @@ function ping(port) {
 const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export class RedisServer {
-  static async start() {
+  // withModule false: a managed service stood in for, with no module and
+  // MODULE LOAD refused (--enable-module-command no).
+  static async start({ withModule = true } = {}) {
     // Absolute: redis-server changes into --dir before it loads modules.
-    const module = path.resolve(process.env.REDIS_RL_MODULE || DEFAULT_MODULE);
+    const module = withModule ? path.resolve(process.env.REDIS_RL_MODULE || DEFAULT_MODULE) : null;
     const binary = process.env.REDIS_SERVER || 'redis-server';
-    if (!fs.existsSync(module)) {
+    if (module && !fs.existsSync(module)) {
       throw new Error(`module not found: ${module} (run \`cargo build --release\`, or set REDIS_RL_MODULE)`);
     }
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'redis-rl-example-'));
@@ -69,7 +71,7 @@ export class RedisServer {
     Object.assign(this, { dir, port, log: path.join(dir, `redis-${port}.log`) });
     this.child = spawn(binary, [
       '--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no',
-      '--dir', dir, '--logfile', this.log, '--loadmodule', module,
+      '--dir', dir, '--logfile', this.log, ...(module ? ['--loadmodule', module] : ['--enable-module-command', 'no']),
     ], { stdio: 'ignore' });
     this.exited = false;
     this.spawnError = null;

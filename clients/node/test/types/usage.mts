@@ -4,7 +4,7 @@ import { createClient } from 'redis';
 import express from 'express';
 import {
   Limiter, Gcra, TokenBucket, Slide, Log, Quota, Concurrency, Local, Decision, Lease, RateLimited, CrossSlotError,
-  retry, RetryBudget, expressRateLimit, fastifyRateLimit, type Backend, type Metrics,
+  retry, RetryBudget, expressRateLimit, fastifyRateLimit, type Backend, type Metrics, LuaBackend, AutoBackend, LocalBucket,
 } from 'redis-rl';
 import { PrometheusMetrics } from 'redis-rl/prometheus';
 
@@ -13,6 +13,10 @@ const nr = createClient({ RESP: 3 });
 const metrics: Metrics = new PrometheusMetrics();
 const limiter = new Limiter(io, { prefix: 'rl:', onError: new Local(0.1), timeoutMs: 50, metrics });
 new Limiter(nr, { onError: 'open', backend: 'module' });
+const onLua = new Limiter(nr, { backend: 'lua' });
+const auto = new AutoBackend(io);
+new Limiter(io, { backend: new LuaBackend(io) });
+const bucket = new LocalBucket(10, 1000);
 
 const perUser = new Gcra(100, 60_000, { burst: 10, name: 'user' });
 const tokens = new TokenBucket(20_000, 20_000, 60_000, { unit: 'tokens', onError: 'closed' });
@@ -32,6 +36,9 @@ async function main(): Promise<void> {
   console.log(all.deniedBy?.[0]?.name, allowed, ms, status, headers, limits.length);
   await limiter.peek(perUser, 'alice');
   await limiter.refund(tokens, 'acme', 100);
+  const back = await limiter.refundAll([[tokens, 'acme', 100], { limit: perUser, identity: 'alice', amount: 1 }], { tag: 'acme' });
+  const which: 'module' | 'lua' = await auto.detect();
+  console.log(back.decisions?.length, which, onLua.backend.name, bucket.take(1).remaining);
 
   const got = await limiter.acquire(slots, 'alice', { renewEveryMs: 10_000 });
   if (got.allowed) {
