@@ -19,7 +19,7 @@ REDIS8_SERVER  := $(REDIS8_DIR)/bin/redis-server
 # Redis 7.0 (SERVER), Redis 8, Valkey 9.
 SERVERS ?= $(SERVER) $(REDIS8_SERVER) $(VALKEY_SERVER)
 
-.PHONY: help deps valkey redis8 build build-hooks run test test-unit test-integration test-python-client test-node-client test-exporter test-lua lua-tz release lint bench bench-core profile clean
+.PHONY: help deps valkey redis8 build build-hooks run test test-unit test-integration test-python-client test-node-client test-exporter test-lua test-docs lua-sync lua-tz release lint bench bench-core profile clean
 
 help: ## Show this help
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z0-9_-]+:.*## / {printf "  make %-18s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -63,6 +63,13 @@ test-exporter: build ## Run only the exporter's and rl-top's suite, against SERV
 
 test-lua: build ## Run only the Lua library's suite (lua/: the differential test against the module, a managed-service stand-in), against SERVER
 	REDIS_SERVER=$(SERVER) REDIS_RL_MODULE=$(MODULE) bash scripts/test-lua.sh
+
+test-docs: build ## Run only the docs' redis-cli examples (docs/, README.md), against SERVER
+	REDIS_SERVER=$(SERVER) REDIS_RL_MODULE=$(MODULE) bash scripts/test-docs.sh
+
+lua-sync: ## Copy lua/redis_rl.lua into the client libraries' packages (their tests check the copies)
+	cp lua/redis_rl.lua clients/python/src/redis_rl/redis_rl.lua
+	cp lua/redis_rl.lua clients/node/lua/redis_rl.lua
 
 lua-tz: ## Regenerate the Lua library's time-zone tables from the module's tzdata (lua/tzgen, needs cargo)
 	scripts/gen-lua-tz.sh

@@ -173,7 +173,7 @@ for server in "$@"; do
     fi
     # The client libraries, the exporter and the Lua library against the
     # same server (each script installs its own packages, once).
-    for suite in python-client node-client exporter lua; do
+    for suite in python-client node-client exporter lua docs; do
         script=scripts/test-$suite.sh
         [[ -f $script ]] || continue
         echo
