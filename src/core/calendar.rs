@@ -27,9 +27,7 @@ use jiff::{Timestamp, ToSpan};
 
 use super::decision::ParamError;
 use super::time::MAX_PERIOD_MS;
-
-/// Nanoseconds per millisecond.
-pub const NS_PER_MS: u64 = 1_000_000;
+pub use super::time::NS_PER_MS;
 
 /// The longest zone name looked up. IANA names are at most about 32 bytes;
 /// anything longer is unknown without a lookup.

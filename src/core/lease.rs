@@ -58,12 +58,11 @@ use std::cmp::Ordering;
 use super::decision::{Decision, ParamError};
 use super::time::expiry_ms;
 
-/// Nanoseconds per millisecond.
-pub const NS_PER_MS: u64 = 1_000_000;
+pub use super::time::NS_PER_MS;
 /// The largest `limit` (units held at once); also the most leases a set holds.
 pub const MAX_LEASE_LIMIT: u64 = 100_000;
 /// The longest `lease_ms` (10^12 ms, as for every window and period).
-pub const MAX_LEASE_MS: u64 = 1_000_000_000_000;
+pub const MAX_LEASE_MS: u64 = super::time::MAX_PERIOD_MS;
 /// The longest lease id, in bytes (ids are 1 to 128 bytes).
 pub const MAX_ID_LEN: usize = 128;
 /// The words of the longest id.

@@ -40,15 +40,14 @@ use super::decision::{Decision, ParamError};
 pub use super::log_ring::{LogBuf, LogRing, LOG_RING_HEADER_WORDS};
 use super::time::expiry_ms;
 
-/// Nanoseconds per millisecond.
-pub const NS_PER_MS: u64 = 1_000_000;
+pub use super::time::NS_PER_MS;
 
 /// The largest `limit` of a log: memory grows with it (one entry per
 /// admitted instant, at most `limit` live).
 pub const MAX_LOG_LIMIT: u64 = 10_000;
 
 /// The longest `window_ms` (10^12 ms, as for every window and period).
-pub const MAX_LOG_WINDOW_MS: u64 = 1_000_000_000_000;
+pub const MAX_LOG_WINDOW_MS: u64 = super::time::MAX_PERIOD_MS;
 
 /// One admitted instant: its time in ns since the epoch and the cost
 /// admitted then (>= 1). Two words when stored.

@@ -24,6 +24,10 @@ use super::stored::{self, Stored};
 
 pub const WRONGTYPE: &str = "WRONGTYPE Operation against a key holding the wrong kind of value";
 
+/// The reply when the server refused a value the module wrote (it never
+/// does for a valid state; the write changed nothing).
+pub const NOT_STORED: &str = "ERR could not store the limiter state";
+
 /// The key holds another Redis type, or another kind's state (`held`: that
 /// kind's command, so the error can say which).
 pub struct WrongType {

@@ -30,7 +30,7 @@ use crate::module::clock;
 use crate::module::ffi::{api, context_flags, has, reply_array, reply_error, reply_i64, reply_wrong_arity, Argv, Ctx};
 use crate::module::kinds::{with_kinds, Kind};
 use crate::module::reply;
-use crate::module::state::KeyState;
+use crate::module::state::{KeyState, NOT_STORED};
 use crate::module::stats::Counters;
 use crate::module::top;
 
@@ -88,7 +88,7 @@ pub fn command(ctx: Ctx<'_>, args: Argv<'_>) {
         part.get_mut().announce(flags);
     }
     if refused {
-        return reply_error(ctx, "ERR could not store the limiter state");
+        return reply_error(ctx, NOT_STORED);
     }
     tally.decided(allowed, retry_after_ms);
     if !parsed.peek {

@@ -14,7 +14,7 @@ use crate::module::args;
 use crate::module::clock;
 use crate::module::ffi::{context_flags, reply_error, reply_i64, reply_wrong_arity, Argv, Ctx};
 use crate::module::lease::{classify, Acquire};
-use crate::module::state::KeyState;
+use crate::module::state::{KeyState, NOT_STORED};
 use crate::module::stats::{Counters, Tally};
 
 /// RL.RELEASE's `INFO rl` counters (allowed: answered 1).
@@ -72,7 +72,7 @@ fn settle(
         let stored = key.write(&change, now);
         key.close();
         if !stored {
-            return reply_error(ctx, "ERR could not store the limiter state");
+            return reply_error(ctx, NOT_STORED);
         }
         key.announce(context_flags(ctx), Some(&change));
         // A release makes room: waiters on the key are granted at once.

@@ -24,7 +24,7 @@ use super::clock;
 use super::ffi::{context_flags, reply_error, reply_wrong_arity, Argv, Ctx};
 use super::kinds::Kind;
 use super::reply;
-use super::state::KeyState;
+use super::state::{KeyState, NOT_STORED};
 use super::stats::Counters;
 
 /// A kind's own command, `RL.<KEYWORD> key <grammar> [PEEK]`.
@@ -76,7 +76,7 @@ pub fn run<K: Kind, A: for<'s> Algorithm<State<'s> = K::State<'s>, Write = K::Wr
         let stored = key.write(change, now);
         key.close();
         if !stored {
-            return reply_error(ctx, "ERR could not store the limiter state");
+            return reply_error(ctx, NOT_STORED);
         }
         key.announce(flags, Some(change));
     } else {
