@@ -50,7 +50,7 @@ pub fn help(ctx: Ctx<'_>, _args: Argv<'_>) {
         c"DENIED [COUNT <count>]",
         c"    The keys with the most denied calls since the last reset, highest first, as [key, count, error].",
         c"CONSUMED [COUNT <count>]",
-        c"    The keys with the most consumed units since the last reset (sampled: see the README), likewise.",
+        c"    The keys with the most consumed units since the last reset (sampled: see docs/commands/RL.TOP.md), likewise.",
         c"RESET",
         c"    Empty both lists (an admin command, as SLOWLOG RESET).",
         c"HELP",
