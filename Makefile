@@ -19,7 +19,7 @@ REDIS8_SERVER  := $(REDIS8_DIR)/bin/redis-server
 # Redis 7.0 (SERVER), Redis 8, Valkey 9.
 SERVERS ?= $(SERVER) $(REDIS8_SERVER) $(VALKEY_SERVER)
 
-.PHONY: help deps valkey redis8 build build-hooks run test test-unit test-integration test-python-client test-node-client test-exporter test-lua test-docs lua-sync lua-tz release lint bench bench-core profile clean
+.PHONY: help deps valkey redis8 build build-hooks run test test-unit test-integration test-python-client test-node-client test-exporter test-lua test-docs lua-sync lua-tz dist release lint bench bench-core profile clean
 
 help: ## Show this help
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z0-9_-]+:.*## / {printf "  make %-18s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -90,6 +90,9 @@ profile: build ## Instructions per command inside the server (callgrind), next t
 
 bench-core: ## Criterion benchmarks of the pure core (ns per decision)
 	$(CARGO) bench --bench core
+
+dist: build ## The release files in dist/: the module stripped, its debug info, SHA256SUMS; checked by loading it
+	REDIS_SERVER=$(SERVER) MODULE=$(MODULE) scripts/dist.sh
 
 VERSION := $(shell sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -n1)
 

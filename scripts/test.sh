@@ -198,6 +198,19 @@ for server in "$@"; do
     fi
 done
 
+# Once: the release files (the module stripped, its debug info, checksums),
+# built and loaded into the first server.
+if [[ -x scripts/dist.sh && $# -gt 0 ]]; then
+    echo
+    echo "== release files (scripts/dist.sh) =="
+    start=$SECONDS
+    if REDIS_SERVER=$(command -v "$1" || echo "$1") MODULE=$module bash scripts/dist.sh; then
+        record "release files (make dist)" ok $((SECONDS - start))
+    else
+        record "release files (make dist)" FAILED $((SECONDS - start))
+    fi
+fi
+
 # Once, on the first server: the exporter's end-to-end run (a 3-master
 # cluster under traffic, a real Prometheus, the Grafana dashboard's queries,
 # headless Chromium on the live page).
