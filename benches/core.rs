@@ -87,7 +87,7 @@ fn quota(c: &mut Criterion) {
 fn sliding_log(c: &mut Criterion) {
     const NOW_NS: u64 = NOW * 1_000;
     const MS: u64 = 1_000_000;
-    for limit in [10u64, 1_000] {
+    for limit in [10u64, 1_000, 10_000] {
         let mut g = c.benchmark_group(format!("sliding_log_{limit}"));
         let window_ms = 60_000;
         let lim = SlidingLog::new(limit, window_ms).unwrap();
