@@ -97,7 +97,13 @@ class WithModule(unittest.TestCase):
                 extra = rng.choice([opt, [], ["COST", "0"], ["REFUND", "1"], opt + ["PEEK"]])
                 m, lib = self.both(cmd, fname, key, *(params + extra))
                 self.assertEqual(m, lib, "%s %s %s at @%d" % (cmd, params, extra, now))
-                self.assertEqual(self.c.call("PTTL", "m:" + key), self.c.call("PTTL", "l:" + key))
+                pm, pl = self.c.call("PTTL", "m:" + key), self.c.call("PTTL", "l:" + key)
+                # In its expiry's millisecond a key reads PTTL 0 until active
+                # expiry (Redis 8's, in that very ms) deletes it: -2. The two
+                # keys share that ms but not the moment the cycle reaches them.
+                if pm in (0, -2) and pl in (0, -2):
+                    continue
+                self.assertEqual(pm, pl, "PTTL of %s %s %s at @%d" % (cmd, params, extra, now))
         # SPEC's example: RL.GCRA k 100000000 1000 COST 1000000 resets in 10 ms.
         clock.freeze(T0 + 10**9)
         self.c.call("DEL", "l:spec")
