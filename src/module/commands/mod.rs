@@ -29,7 +29,18 @@ use super::stats::Counters;
 
 /// A kind's own command, `RL.<KEYWORD> key <grammar> [PEEK]`.
 pub fn kind_command<K: Kind>(ctx: Ctx<'_>, args: Argv<'_>) {
-    run::<K, K>(ctx, args, K::stats(), K::parse_command, |ctx, verdict, wrote, flags| {
+    kind_command_with::<K>(ctx, args, K::parse_command);
+}
+
+/// A kind's own command with its arguments read by `parse` (RL.ACQUIRE's
+/// waits read them without `WAIT`, or against the key's latest limit),
+/// answered as the kind's command answers.
+pub fn kind_command_with<K: Kind>(
+    ctx: Ctx<'_>,
+    args: Argv<'_>,
+    parse: impl FnOnce(&Argv<'_>) -> Result<(K, Options), ArgError>,
+) {
+    run::<K, K>(ctx, args, K::stats(), parse, |ctx, verdict, wrote, flags| {
         let written = verdict.change.as_ref().filter(|_| wrote);
         reply::kind::<K>(ctx, &verdict.decision, written, reply::wants_map(flags))
     });

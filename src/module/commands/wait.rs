@@ -46,7 +46,6 @@ use crate::module::entry;
 use crate::module::ffi::{api, context_flags, has, reply_error, reply_wrong_arity, Argv, Ctx};
 use crate::module::kinds::Kind;
 use crate::module::lease::Acquire;
-use crate::module::reply;
 use crate::module::state::KeyState;
 
 /// The most clients that wait on one key.
@@ -239,10 +238,7 @@ pub fn command(ctx: Ctx<'_>, args: Argv<'_>, wait_ms: u64) {
 
 /// The acquire as without `WAIT`, answered now.
 fn acquire_now(ctx: Ctx<'_>, args: Argv<'_>) {
-    super::run::<Acquire, Acquire>(ctx, args, Acquire::stats(), parse_without_wait, |ctx, verdict, wrote, flags| {
-        let written = verdict.change.as_ref().filter(|_| wrote);
-        reply::kind::<Acquire>(ctx, &verdict.decision, written, reply::wants_map(flags))
-    });
+    super::kind_command_with::<Acquire>(ctx, args, parse_without_wait);
 }
 
 fn parse_without_wait(args: &Argv<'_>) -> Result<(Acquire, Options), ArgError> {
@@ -359,19 +355,10 @@ fn granted(ctx: Ctx<'_>, args: Argv<'_>) {
     }
     GRANTS.fetch_add(1, Relaxed);
     GRANTING.set(true);
-    super::run::<Acquire, Acquire>(
-        ctx,
-        args,
-        Acquire::stats(),
-        |a| {
-            let (limiter, opts) = parse_without_wait(a)?;
-            Ok((limit.map_or(Ok(limiter), |l| limiter.with_limit(l))?, opts))
-        },
-        |ctx, verdict, wrote, flags| {
-            let written = verdict.change.as_ref().filter(|_| wrote);
-            reply::kind::<Acquire>(ctx, &verdict.decision, written, reply::wants_map(flags))
-        },
-    );
+    super::kind_command_with::<Acquire>(ctx, args, |a| {
+        let (limiter, opts) = parse_without_wait(a)?;
+        Ok((limit.map_or(Ok(limiter), |l| limiter.with_limit(l))?, opts))
+    });
     GRANTING.set(false);
 }
 
