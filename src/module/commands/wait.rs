@@ -112,7 +112,9 @@ thread_local! {
 /// After a call on `key` closed it: if the call raised the key's limit,
 /// the waiters that now fit are granted at once.
 pub fn after_call(ctx: Ctx<'_>, key: &[u8]) {
-    if RAISED.replace(false) {
+    // The flag is only ever set while someone waits: no thread-local
+    // lookup on an acquire's usual path.
+    if WAITING.load(Relaxed) > 0 && RAISED.replace(false) {
         wake(ctx, key);
     }
 }
