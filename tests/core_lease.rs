@@ -12,7 +12,9 @@
 
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
-use redis_rl::core::lease::{LEASE_BLOCK_HEADER_WORDS as H, LEASE_CHANGE_WORDS, MAX_LEASE_LIMIT, MAX_LEASE_MS};
+use redis_rl::core::lease::{
+    LEASE_BLOCK_HEADER_WORDS as H, LEASE_CHANGE_WORDS, MAX_DROP, MAX_LEASE_LIMIT, MAX_LEASE_MS,
+};
 use redis_rl::core::{
     Lease, LeaseBlock, LeaseChange, LeaseChangeKind, LeaseHeader, LeaseId, LeaseOp, LeaseRead, LeaseVec, Leases,
 };
@@ -931,4 +933,94 @@ fn an_added_lease_replaces_the_lease_of_its_id() {
         got.iter().map(|l| (l.id.as_bytes(), l.units)).collect::<Vec<_>>(),
         [(&b"y"[..], 1), (b"z", 1), (b"x", 2)]
     );
+}
+
+/// A set of `n` leases over `spread` ms, of three lease_ms and mixed ids,
+/// kept as a block and as the model store.
+fn mixed_set(n: u64, spread: u64) -> (Option<Vec<u64>>, LeaseVec) {
+    let mut block = None;
+    let mut vec = LeaseVec::new();
+    for k in 0..n {
+        let leases = Leases::new(MAX_LEASE_LIMIT, [60_000, 5_000, 61_000][k as usize % 3]).unwrap();
+        let name = format!("w-{}", k * 7919 % n);
+        let lid = LeaseId::new(name.as_bytes()).unwrap();
+        let c = leases.acquire(Some(&vec), T0 + k * spread * MS / n, 1 + k % 2, (k % 4 != 0).then_some(&lid), 0);
+        let c = c.change.unwrap();
+        c.apply(&mut vec);
+        apply_checked(&mut block, &c, false);
+    }
+    (block, vec)
+}
+
+fn in_stored_order(b: &LeaseBlock<&mut [u64]>) -> Vec<(u64, Vec<u8>, u64, u64)> {
+    b.iter().map(|l| (l.deadline_ns, l.id.as_bytes().to_vec(), l.lease_ms, l.units)).collect()
+}
+
+/// A backward jump over a few leases (each moved in the tree) and over most
+/// of them (the tree built again): the block reads, repairs and stores what
+/// the model does, and stays a valid tree.
+#[test]
+fn a_repair_of_a_few_or_of_most_leases_matches_the_model() {
+    for (n, back_ms) in [(3000u64, 20), (3000, 2500), (3000, 4000), (600, 700)] {
+        let (mut block, mut vec) = mixed_set(n, 3000);
+        let now = T0 + 3000 * MS - back_ms * MS;
+        let leases = Leases::new(MAX_LEASE_LIMIT, 1000).unwrap();
+        for cost in [0, 1, MAX_LEASE_LIMIT] {
+            let b = open(&mut block);
+            assert_eq!(
+                leases.acquire(Some(&b), now, cost, None, 0),
+                leases.acquire(Some(&vec), now, cost, None, 0),
+                "n {n} back {back_ms} cost {cost}"
+            );
+        }
+        let c = leases.acquire(Some(&open(&mut block)), now, 1, None, 0).change.unwrap();
+        assert_eq!(c.clamp_at_ns, Some(now));
+        c.apply(&mut vec);
+        apply_checked(&mut block, &c, false);
+        let b = open(&mut block);
+        assert!(b.valid(), "n {n} back {back_ms}");
+        let model: Vec<_> =
+            vec.leases().iter().map(|l| (l.deadline_ns, l.id.as_bytes().to_vec(), l.lease_ms, l.units)).collect();
+        assert_eq!(in_stored_order(&b), model);
+        for cost in [0, 1, MAX_LEASE_LIMIT] {
+            assert_eq!(leases.acquire(Some(&b), now, cost, None, 0), leases.acquire(Some(&vec), now, cost, None, 0));
+        }
+    }
+}
+
+/// A mass expiry is dropped MAX_DROP leases per call; what is left expired
+/// counts nothing and the answers are those of a set without it.
+#[test]
+fn expired_leases_are_dropped_in_bounded_batches() {
+    let (mut block, _) = mixed_set(1000, 10);
+    let keeper = LeaseId::new(b"keeper").unwrap();
+    let long = Leases::new(MAX_LEASE_LIMIT, 3_600_000).unwrap();
+    let c = long.acquire(Some(&open(&mut block)), T0 + 10 * MS, 1, Some(&keeper), 0).change;
+    apply(&mut block, c);
+    let now = T0 + 100_000 * MS;
+    let leases = Leases::new(5, 1000).unwrap();
+    let mut left = 1001;
+    for k in 1..=4 {
+        let o = acq(&leases, &mut block, now, 1, None);
+        assert_eq!(o.change.unwrap().drop, MAX_DROP.min(left - 1), "call {k}");
+        assert_eq!(o.decision.remaining, 5 - 1 - k as u64);
+        if k < 4 {
+            apply(&mut block, o.change);
+            left -= MAX_DROP;
+            left += 1;
+            assert_eq!(open(&mut block).len(), left);
+            assert!(open(&mut block).valid());
+        }
+    }
+    // Ending the last live one deletes the key, expired leases and all.
+    let b = open(&mut block);
+    let ids: Vec<LeaseId> = b.iter().filter(|l| l.deadline_ns > now).map(|l| l.id).collect();
+    assert_eq!(ids.len(), 4);
+    for (k, id) in ids.iter().enumerate() {
+        let c = Leases::release(Some(&open(&mut block)), now, id).change.unwrap();
+        assert_eq!(c.delete, k == 3);
+        if !c.delete {
+            apply(&mut block, Some(c));
+        }
+    }
 }

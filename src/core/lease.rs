@@ -25,7 +25,11 @@
 //! expired: a weighted order statistic) and the reset time (the last
 //! deadline) are each one descent, O(log n); an id is found through an
 //! open-addressing hash index. A write costs O(log n) plus O(log n) per
-//! expired lease it drops. Nothing here allocates.
+//! expired lease it drops, and drops at most [`MAX_DROP`] (64): a mass
+//! expiry is dropped by the calls that follow, 64 at a time, while the
+//! expired leases left count nothing (the live units are the tree's sums
+//! past now). Nothing here allocates, but the retry time of a denial read
+//! after a backward jump (below).
 //!
 //! Clock jumps. Each lease keeps its own `lease_ms`, so its start is
 //! `deadline - lease_ms`. A lease is never live longer than its own
@@ -34,10 +38,14 @@
 //! header keeps the latest start any write has set (`last_ns`), so while
 //! `now >= last_ns` (always, unless the clock went back) no lease can be
 //! affected and the reading is the stored set. Otherwise the call reads by
-//! a scan, O(n) (O(n log T) for a denial's retry time); a call that writes
-//! anyway, and a call other than PEEK that finds a lease to shorten, stores
-//! the shortened set (a repair, `clamp_at_ns`), after which the fast path
-//! holds again. Only a backward clock jump pays for the scan.
+//! one pass over the slots' fixed words (a denial's retry time by a
+//! weighted selection over the deadlines as read, 16 bytes a lease, freed
+//! by the end of the call), O(n); a call that writes anyway, and a call
+//! other than PEEK that finds a lease to shorten, stores the shortened set
+//! (a repair, `clamp_at_ns`: O(m log n) for m shortened leases, or one sort
+//! of the set when m is large), after which the fast path holds again.
+//! Only a backward clock jump, or a replica whose clock is behind its
+//! master's, pays for the pass.
 //!
 //! Generated ids. Without `ID`, the lease is named `<now in ms>-<seq>`
 //! (ASCII decimal, at most 41 bytes), where `seq` is the key's sequence
@@ -221,8 +229,15 @@ pub trait LeaseRead {
     fn units_through(&self, t_ns: u64) -> u64;
     /// The units of every lease.
     fn units(&self) -> u64;
-    /// How many leases have a deadline at or before `t`.
-    fn count_through(&self, t_ns: u64) -> usize;
+    /// How many leases have a deadline at or before `t`, counting no
+    /// further than `at_most` (the work is bounded by it).
+    fn count_through(&self, t_ns: u64, at_most: usize) -> usize;
+    /// Lease `i`'s deadline, lease_ms and units (what a scan reads, without
+    /// copying the id).
+    fn times(&self, i: usize) -> (u64, u64, u64) {
+        let l = self.get(i);
+        (l.deadline_ns, l.lease_ms, l.units)
+    }
     /// The least deadline `d` such that the leases with a deadline at or
     /// before `d` hold at least `units` units (`None` if all hold fewer).
     fn reaching(&self, units: u64) -> Option<u64>;
@@ -538,25 +553,33 @@ impl<'a, S: LeaseRead> Reading<'a, S> {
         self.store.and_then(|s| s.deadline_of(id)).is_some_and(|d| d > self.now)
     }
 
-    /// Scans the live leases (for a jumped store).
-    fn scan(&self, mut f: impl FnMut(&Lease)) {
+    /// Scans the live leases (for a jumped store): `f(deadline, lease_ms,
+    /// units)`. One pass over the slots' fixed words, no id read.
+    fn scan(&self, mut f: impl FnMut(u64, u64, u64)) {
         if let Some(s) = self.store {
             for i in 0..s.len() {
-                let l = s.get(i);
-                if l.deadline_ns > self.now {
-                    f(&l);
+                let (d, ms, units) = s.times(i);
+                if d > self.now {
+                    f(d, ms, units);
                 }
             }
         }
     }
 
-    /// Whether a live lease reads shorter than stored (a repair to store).
+    /// A live lease's deadline as read: never more than its own lease_ms
+    /// after now.
+    fn read(&self, deadline_ns: u64, lease_ms: u64) -> u64 {
+        deadline_ns.min(self.now.saturating_add(lease_ms.saturating_mul(NS_PER_MS)))
+    }
+
+    /// Whether a live lease reads shorter than stored (a repair to store):
+    /// its start is after now.
     fn shortens(&self) -> bool {
-        let mut any = false;
-        if self.jumped {
-            self.scan(|l| any |= l.start_ns() > self.now);
-        }
-        any
+        let Some(s) = self.store.filter(|_| self.jumped) else { return false };
+        (0..s.len()).any(|i| {
+            let (d, ms, _) = s.times(i);
+            d.saturating_sub(ms.saturating_mul(NS_PER_MS)) > self.now
+        })
     }
 
     /// The last deadline, as read, of the live leases other than `except`.
@@ -565,13 +588,26 @@ impl<'a, S: LeaseRead> Reading<'a, S> {
         if !self.jumped {
             return s.last_deadline(except).filter(|&d| d > self.now);
         }
-        let mut last = None;
-        self.scan(|l| {
-            if except != Some(&l.id) {
-                last = last.max(Some(l.deadline_at(self.now)));
+        // One pass: the greatest deadline as read, how many leases read it,
+        // and the greatest below it (the answer if `except` is the one).
+        let (mut best, mut count, mut second) = (None, 0u64, None);
+        self.scan(|d, ms, _| {
+            let r = Some(self.read(d, ms));
+            if r > best {
+                second = best;
+                best = r;
+                count = 1;
+            } else if r == best {
+                count += 1;
+            } else if r > second {
+                second = r;
             }
         });
-        last
+        let own = except.and_then(|id| s.find(id)).filter(|l| l.deadline_ns > self.now);
+        match own {
+            Some(l) if count == 1 && Some(self.read(l.deadline_ns, l.lease_ms)) == best => second,
+            _ => best,
+        }
     }
 
     /// The least whole ms after which `need` (>= 1, at most the live units)
@@ -582,28 +618,12 @@ impl<'a, S: LeaseRead> Reading<'a, S> {
         if !self.jumped {
             return s.reaching(self.expired + need).map_or(0, ms);
         }
-        // Read by a scan: the least r with `need` units expired at now + r ms,
-        // by bisection over r (every live lease expires within 10^12 ms).
-        let freed = |r: u64| {
-            let t = self.now.saturating_add(r * NS_PER_MS);
-            let mut u = 0u64;
-            self.scan(|l| {
-                if l.deadline_at(self.now) <= t {
-                    u += l.units;
-                }
-            });
-            u >= need
-        };
-        let (mut lo, mut hi) = (1u64, MAX_LEASE_MS);
-        while lo < hi {
-            let mid = lo + (hi - lo) / 2;
-            if freed(mid) {
-                hi = mid;
-            } else {
-                lo = mid + 1;
-            }
-        }
-        lo as i64
+        // Read by a scan: the deadlines as read, then the least one by which
+        // `need` units have expired (a weighted selection, O(n); at most
+        // 100,000 pairs, freed when the call ends).
+        let mut read = Vec::with_capacity(s.len());
+        self.scan(|d, lease_ms, units| read.push((self.read(d, lease_ms), units)));
+        weighted_least(&mut read, need).map_or(0, ms)
     }
 
     /// The change that drops the expired leases, repairs a jump, does `op`
@@ -638,8 +658,11 @@ impl<'a, S: LeaseRead> Reading<'a, S> {
     ) -> LeaseChange {
         let now = self.now;
         // Every lease holds at least one unit: no expired units, no walk.
+        // At most MAX_DROP of them per call: a mass expiry is dropped by the
+        // calls that follow, each bounded (the expired ones left count
+        // nothing: live units are the tree's sums past now).
         let drop = match self.store {
-            Some(s) if self.expired > 0 => s.count_through(now),
+            Some(s) if self.expired > 0 => s.count_through(now, MAX_DROP),
             _ => 0,
         };
         let last = self.last(except).max(set);
@@ -661,6 +684,62 @@ impl<'a, S: LeaseRead> Reading<'a, S> {
             delete: last.is_none(),
         }
     }
+}
+
+/// The most expired leases one call drops.
+pub const MAX_DROP: usize = 64;
+
+/// The least `t` among `(t, units)` pairs such that the pairs with a `t` at
+/// or before it hold at least `need` units (`None` if all hold fewer): a
+/// weighted quickselect, O(n) expected, and O(n log n) at worst (after
+/// 2 log2(n) + 4 rounds that did not halve the range, the rest is sorted).
+fn weighted_least(v: &mut [(u64, u64)], mut need: u64) -> Option<u64> {
+    let (mut lo, mut hi) = (0, v.len());
+    let mut rounds = 2 * (usize::BITS - v.len().leading_zeros()) + 4;
+    while lo < hi {
+        if rounds == 0 {
+            let rest = &mut v[lo..hi];
+            rest.sort_unstable_by_key(|p| p.0);
+            for &(t, units) in rest.iter() {
+                if units >= need {
+                    return Some(t);
+                }
+                need -= units;
+            }
+            return None;
+        }
+        rounds -= 1;
+        let mid = lo + (hi - lo) / 2;
+        let (a, b, c) = (v[lo].0, v[mid].0, v[hi - 1].0);
+        let pivot = a.max(b).min(a.min(b).max(c));
+        // Three ways: [lo, lt) below the pivot, [lt, gt) equal, [gt, hi) above.
+        let (mut lt, mut i, mut gt) = (lo, lo, hi);
+        let (mut below, mut equal) = (0u64, 0u64);
+        while i < gt {
+            let (t, units) = v[i];
+            if t < pivot {
+                v.swap(lt, i);
+                below += units;
+                lt += 1;
+                i += 1;
+            } else if t > pivot {
+                gt -= 1;
+                v.swap(i, gt);
+            } else {
+                equal += units;
+                i += 1;
+            }
+        }
+        if below >= need {
+            hi = lt;
+        } else if below + equal >= need {
+            return Some(pivot);
+        } else {
+            need -= below + equal;
+            lo = gt;
+        }
+    }
+    None
 }
 
 fn reset_ms(last: Option<u64>, now: u64) -> u64 {
@@ -897,6 +976,41 @@ pub use super::lease_vec::LeaseVec;
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn weighted_least_is_the_sorted_prefix_answer() {
+        // Against the obvious model (sort, then walk), on value sets with
+        // many ties, all distinct, sorted and reversed (the quickselect's bad
+        // cases), for every need up to past the total.
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        for case in 0..400 {
+            let n = (next() % 200) as usize;
+            let spread = [1, 3, 1000, u64::MAX][case % 4];
+            let mut v: Vec<(u64, u64)> = (0..n).map(|_| (next() % spread, 1 + next() % 5)).collect();
+            match case % 3 {
+                1 => v.sort_unstable(),
+                2 => v.sort_unstable_by(|a, b| b.cmp(a)),
+                _ => {}
+            }
+            let mut sorted = v.clone();
+            sorted.sort_unstable();
+            let total: u64 = v.iter().map(|p| p.1).sum();
+            for need in 1..=total + 1 {
+                let mut acc = 0;
+                let want = sorted.iter().find(|p| {
+                    acc += p.1;
+                    acc >= need
+                });
+                assert_eq!(weighted_least(&mut v.clone(), need), want.map(|p| p.0), "case {case} need {need}");
+            }
+        }
+    }
 
     #[test]
     fn ids_of_the_generated_form_give_their_sequence() {

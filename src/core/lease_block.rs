@@ -515,17 +515,31 @@ impl<W: Deref<Target = [u64]>> LeaseBlock<W> {
         }
         self.balance(n)
     }
-    /// The nodes of the subtree with a deadline at or before `t`.
-    fn tree_count(&self, n: u32, t: u64, all: bool, depth: usize) -> usize {
-        if n == NIL || depth > MAX_DEPTH {
-            return 0;
+    /// The nodes with a deadline at or before `t`, counted in order up to
+    /// `at_most`: an in-order walk that stops there, O(log n + at_most).
+    fn tree_count(&self, t: u64, at_most: usize) -> usize {
+        let mut stack = [NIL; MAX_DEPTH];
+        let (mut depth, mut n, mut count) = (0, self.root(), 0);
+        while count < at_most {
+            // Down the left spine (a corrupted tree deeper than any AVL tree
+            // of the capacity ends the walk).
+            while n != NIL && depth < MAX_DEPTH {
+                stack[depth] = n;
+                depth += 1;
+                n = self.kids(n).0;
+            }
+            if depth == 0 {
+                break;
+            }
+            depth -= 1;
+            let m = stack[depth];
+            if self.deadline(m) > t {
+                break;
+            }
+            count += 1;
+            n = self.kids(m).1;
         }
-        let (l, r) = self.kids(n);
-        if all || self.deadline(n) <= t {
-            self.tree_count(l, t, true, depth + 1) + 1 + self.tree_count(r, t, all, depth + 1)
-        } else {
-            self.tree_count(l, t, false, depth + 1)
-        }
+        count
     }
 
     /// The deadline of the first (`right` false) or last node of the tree,
@@ -948,8 +962,15 @@ impl<W: Deref<Target = [u64]>> LeaseRead for LeaseBlock<W> {
     fn units(&self) -> u64 {
         self.sum(self.root())
     }
-    fn count_through(&self, t_ns: u64) -> usize {
-        self.tree_count(self.root(), t_ns, false, 0)
+    fn count_through(&self, t_ns: u64, at_most: usize) -> usize {
+        if self.w[FIRST_AT] > t_ns || self.len() == 0 {
+            return 0;
+        }
+        self.tree_count(t_ns, at_most)
+    }
+    fn times(&self, i: usize) -> (u64, u64, u64) {
+        let s = i as u32;
+        (self.deadline(s), self.lease_ms_of(s), self.units_of(s))
     }
     fn reaching(&self, mut units: u64) -> Option<u64> {
         let mut n = self.root();
@@ -1106,17 +1127,84 @@ impl<W: DerefMut<Target = [u64]>> LeaseStore for LeaseBlock<W> {
         }
     }
     fn clamp(&mut self, t_ns: u64) {
-        for s in 0..self.len() as u32 {
-            let mut l = self.lease(s);
-            if l.start_ns() > t_ns {
-                let root = self.tree_remove(self.root(), &self.key(s), 0);
-                l.deadline_ns = l.deadline_at(t_ns);
-                self.write_slot(s, &l, &l.id.words());
-                let root = self.tree_insert(root, s, &Key::of(&l));
-                self.set_root(root);
+        let n = self.len() as u32;
+        let starts_after =
+            |b: &Self, s: u32| b.deadline(s).saturating_sub(b.lease_ms_of(s).saturating_mul(NS_PER_MS)) > t_ns;
+        let m = (0..n).filter(|&s| starts_after(self, s)).count();
+        if m == 0 {
+            return;
+        }
+        if m < REBUILD_FROM.max(n as usize / 8) {
+            // A few leases: each moved in the tree, O(m log n).
+            for s in 0..n {
+                if starts_after(self, s) {
+                    let root = self.tree_remove(self.root(), &self.key(s), 0);
+                    let at = self.base(s);
+                    self.w[at] = t_ns.saturating_add(self.lease_ms_of(s).saturating_mul(NS_PER_MS));
+                    let root = self.tree_insert(root, s, &self.key(s));
+                    self.set_root(root);
+                }
             }
+        } else {
+            // Many: the deadlines set in place, then the tree built again
+            // from the slots in order, O(n log n) in one sort.
+            for s in 0..n {
+                if starts_after(self, s) {
+                    let at = self.base(s);
+                    self.w[at] = t_ns.saturating_add(self.lease_ms_of(s).saturating_mul(NS_PER_MS));
+                }
+            }
+            self.rebuild();
         }
         self.refresh_ends();
+    }
+}
+
+/// From how many moved leases [`LeaseStore::clamp`] builds the tree again
+/// rather than moving each (and from an eighth of the set).
+const REBUILD_FROM: usize = 512;
+
+impl<W: DerefMut<Target = [u64]>> LeaseBlock<W> {
+    /// Links every slot into a new, balanced tree in `(deadline, id)` order
+    /// (the index is by slot and unchanged). Sorts the slots by deadline and
+    /// first id word, then by the whole id where those tie.
+    fn rebuild(&mut self) {
+        let n = self.len() as u32;
+        let idw = self.id_words();
+        // The key in four words: deadline, the first two id words (ids of up
+        // to 16 bytes are whole there), slot. Only longer ids, or ids that
+        // differ only in trailing zero bytes, tie there and are compared whole.
+        let mut order: Vec<[u64; 4]> = (0..n)
+            .map(|s| {
+                let id = self.id_slice(s);
+                [self.deadline(s), id[0], if idw > 1 { id[1] } else { 0 }, u64::from(s)]
+            })
+            .collect();
+        order.sort_unstable_by(|a, b| {
+            a[..3].cmp(&b[..3]).then_with(|| {
+                if a[3] == b[3] {
+                    Ordering::Equal
+                } else {
+                    self.cmp_ids(a[3] as u32, &self.key(b[3] as u32))
+                }
+            })
+        });
+        let slots: Vec<u32> = order.into_iter().map(|k| k[3] as u32).collect();
+        let root = self.build(&slots, 0).0;
+        self.set_root(root);
+    }
+
+    /// A balanced tree of `slots` (in order): its root and aug word.
+    fn build(&mut self, slots: &[u32], depth: usize) -> (u32, u64) {
+        if slots.is_empty() || depth > MAX_DEPTH {
+            return (NIL, 0);
+        }
+        let mid = slots.len() / 2;
+        let (l, al) = self.build(&slots[..mid], depth + 1);
+        let (r, ar) = self.build(&slots[mid + 1..], depth + 1);
+        let s = slots[mid];
+        self.set_kids(s, l, r);
+        (s, self.fix_with(s, al, ar))
     }
 }
 

@@ -60,8 +60,8 @@ impl LeaseRead for LeaseVec {
     fn units(&self) -> u64 {
         self.leases.iter().map(|l| l.units).sum()
     }
-    fn count_through(&self, t_ns: u64) -> usize {
-        self.leases.iter().filter(|l| l.deadline_ns <= t_ns).count()
+    fn count_through(&self, t_ns: u64, at_most: usize) -> usize {
+        self.leases.iter().filter(|l| l.deadline_ns <= t_ns).count().min(at_most)
     }
     fn reaching(&self, units: u64) -> Option<u64> {
         let mut sum = 0;
