@@ -2,7 +2,9 @@
 # Builds the Debian package dist/redis-rl_<version>_<arch>.deb from the
 # stripped release module (dpkg-deb only; no debhelper, no root needed):
 #
-#   /usr/lib/redis/modules/libredis_rl.so          the module (0644)
+#   /usr/lib/redis/modules/libredis_rl.so          the module (0755: Redis 7
+#                                                  refuses a module file
+#                                                  without execute permission)
 #   /usr/bin/rl-exporter                           the Prometheus exporter
 #   /usr/share/redis-rl/exporter/                  (stdlib Python 3)
 #   /usr/share/man/man1/rl-exporter.1.gz           from its --help
@@ -67,7 +69,7 @@ if objdump -h "$module" | grep -q '\.debug_info'; then
 else
     cp "$module" "$so"
 fi
-chmod 0644 "$so"
+chmod 0755 "$so"
 # The debug info, for the list of crates linked in: the module itself, or
 # the .debug file make dist keeps next to it.
 debuginfo=
@@ -256,11 +258,14 @@ exit 0
 EOF
 chmod 0755 "$root/DEBIAN/postinst" "$root/DEBIAN/postrm"
 
-# lintian: the exporter's page is served by it, not documentation.
+# lintian: the exporter's page is served by it, not documentation; the
+# module is executable for the server's check.
 install -d -m 0755 "$root/usr/share/lintian/overrides"
 cat >"$root/usr/share/lintian/overrides/redis-rl" <<'EOF'
 # rl-exporter serves this page at /; it is part of the program.
 redis-rl: package-contains-documentation-outside-usr-share-doc [usr/share/redis-rl/exporter/live.html]
+# Redis 7 refuses to load a module file without execute permission.
+redis-rl: executable-in-usr-lib [usr/lib/redis/modules/libredis_rl.so]
 EOF
 (cd "$root" && find . -path ./DEBIAN -prune -o -type f -printf '%P\0' | sort -z | xargs -0 md5sum) >"$root/DEBIAN/md5sums"
 chmod 0644 "$root/DEBIAN/md5sums"
