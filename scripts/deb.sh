@@ -179,6 +179,10 @@ Before removing the package, delete the loadmodule line and restart the
 server: redis-server does not start while its configuration loads a module
 file that is gone.
 
+  sudo sed -i '\\|^loadmodule /usr/lib/redis/modules/libredis_rl.so|d' /etc/redis/redis.conf
+  sudo systemctl restart redis-server
+  sudo apt remove redis-rl
+
 rl-exporter (/usr/bin/rl-exporter, Python ${python_min:-3} standard library only)
 serves the module's INFO rl and RL.TOP as Prometheus metrics:
 

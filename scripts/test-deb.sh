@@ -96,7 +96,7 @@ cleanup() {
     fi
 }
 trap cleanup EXIT
-trap 'exit 130' INT TERM
+trap 'echo "test-deb: interrupted" >&2; exit 130' INT TERM
 
 # run_in DIR CMD...: CMD as root inside DIR, a clean environment, at most
 # T seconds (default 120).
@@ -273,6 +273,16 @@ for f in /usr/lib/redis/modules/libredis_rl.so /usr/bin/rl-exporter /usr/share/r
 done
 ((${#left[@]} == 0)) || fail "left after dpkg -r: ${left[*]}"
 ok "dpkg -r removes every file of the package"
+# What README.Debian warns about, and the line docs/install.md gives to
+# delete before a removal.
+if start_server 2>/dev/null; then fail "redis-server started with a loadmodule line for a removed module"; fi
+stop_server
+in_root sed -i '\|^loadmodule /usr/lib/redis/modules/libredis_rl.so|d' /etc/redis/redis.conf ||
+    fail "the sed of docs/install.md failed"
+start_server || fail "redis-server did not start without the loadmodule line"
+[[ $(cli MODULE LIST) == "" ]] || fail "MODULE LIST after the removal: '$(cli MODULE LIST)'"
+stop_server
+ok "the server refuses a gone module; without the line it starts, no module"
 # Left as config-files (its postrm is kept until a purge); a purge ends it.
 out=$(T=60 in_root dpkg -P redis-rl 2>&1) || { echo "$out" >&2; fail "dpkg -P redis-rl failed"; }
 status=$(in_root dpkg-query -W -f='${db:Status-Status}' redis-rl 2>/dev/null || echo not-installed)
