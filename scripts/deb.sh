@@ -96,7 +96,8 @@ done
 glibc=$(maxver GLIBC)
 [[ -n $glibc ]] || die "no GLIBC symbol versions in $so"
 depends=("libc6 (>= $glibc)" "${depends[@]}")
-shlibs=$(IFS=,; echo "${depends[*]}" | sed 's/,/, /g')
+shlibs=$(IFS=,; echo "${depends[*]}")
+shlibs=${shlibs//,/, }
 if command -v dpkg-shlibdeps >/dev/null; then
     # dpkg-shlibdeps wants a debian/control; a minimal one in the stage.
     mkdir -p "$stage/src/debian"

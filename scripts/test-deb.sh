@@ -35,7 +35,7 @@
 #   REDIS_RL_MODULE  the module for that (default: target/release/libredis_rl.so)
 #   DEBIAN_MIRROR    default http://deb.debian.org/debian
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 repo=$PWD
 
 start_time=$SECONDS
@@ -132,8 +132,8 @@ EOF
     run_in "$build" apt-get clean
     unmount_under "$build" || fail "mounts left under $build"
     mkdir -p "$cache_dir"
-    tar --numeric-owner -C "$build" -czf "$cache.tmp" . || fail "could not write $cache"
-    mv "$cache.tmp" "$cache"
+    tar --numeric-owner -C "$build" -czf "$cache.tmp.$$" . || { rm -f "$cache.tmp.$$"; fail "could not write $cache"; }
+    mv "$cache.tmp.$$" "$cache"
     rm -rf "$build"
     echo "test-deb: cached the root ($(du -h "$cache" | cut -f1), $((SECONDS - t)) s)"
 fi
