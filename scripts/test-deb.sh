@@ -6,11 +6,11 @@
 #      python3 installed from deb.debian.org (and bookworm-updates,
 #      bookworm-security; upgraded), built once and cached as a
 #      tarball in .deps/ (gitignored): a second run downloads nothing;
-#   2. each run unpacks a fresh copy of it, installs the package with
-#      `apt-get install ./redis-rl_*.deb`, which must install that package
-#      only (its dependencies are in the root already: a Depends the root
-#      cannot satisfy fails here, and nothing is downloaded),
-#      adds the loadmodule line to /etc/redis/redis.conf, and starts
+#   2. each run unpacks a fresh copy of it and installs the package with
+#      `apt-get install ./redis-rl_*.deb`, which must install that one
+#      package (its dependencies are in the root already, so nothing is
+#      downloaded, and a Depends the root cannot satisfy fails here); adds
+#      the loadmodule line to /etc/redis/redis.conf and starts
 #      /usr/bin/redis-server /etc/redis/redis.conf inside the root as the
 #      redis user, on a free loopback port (never 6379);
 #   3. from outside, with redis-cli: MODULE LIST shows rl from
@@ -20,8 +20,9 @@
 #   4. rl-exporter (installed on PATH in the root) answers --help and serves
 #      /metrics with redis_rl_up 1 and its live page;
 #   5. `dpkg -r redis-rl` warns that redis.conf still loads the module and
-#      removes every file of the package, `dpkg -P` purges it; lintian (when installed) reports
-#      no error or warning.
+#      removes every file of the package; the server refuses to start until
+#      the line is deleted (with docs/install.md's sed); `dpkg -P` purges
+#      the package; lintian (when installed) reports no error or warning.
 #
 # Needs root (debootstrap, chroot), debootstrap (installed with apt-get if
 # missing), redis-cli and python3 on the host. Everything it starts is
