@@ -6,7 +6,9 @@
 #   dist/redis-rl-<version>-linux-<arch>.so        stripped, with a
 #                                                  .gnu_debuglink to:
 #   dist/redis-rl-<version>-linux-<arch>.so.debug  its debug info
-#   dist/SHA256SUMS                                both, for sha256sum -c
+#   dist/redis-rl_<version>_<arch>.deb             the Debian package
+#                                                  (scripts/deb.sh)
+#   dist/SHA256SUMS                                all three, for sha256sum -c
 #
 # Then it checks what it built: the checksums verify, the stripped module
 # has no debug sections, and a server started with it (on a free loopback
@@ -57,3 +59,12 @@ got=$(redis-cli -p "$port" INFO rl | tr -d '\r' | sed -n 's/^rl_version://p')
 
 size() { stat -c %s "$1"; }
 echo "dist: dist/$name ($(size "dist/$name") bytes; the build $(size "$module")), its .debug, SHA256SUMS; a server loads it and answers (rl_version $got)"
+
+# The Debian package of that module (scripts/deb.sh adds it to SHA256SUMS;
+# scripts/test-deb.sh installs it into a Debian 12 root).
+if command -v dpkg-deb >/dev/null; then
+    REDIS_RL_MODULE=dist/$name DEB_OUT=dist scripts/deb.sh
+    (cd dist && sha256sum --quiet -c SHA256SUMS)
+else
+    echo "dist: dpkg-deb not found: no Debian package built (Debian: apt-get install dpkg)"
+fi
