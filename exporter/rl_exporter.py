@@ -36,7 +36,7 @@ import threading
 import time
 import urllib.parse
 
-VERSION = "0.1.0"
+VERSION = "0.2.0"
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 # ---------------------------------------------------------------- RESP2 ----

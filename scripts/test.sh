@@ -211,6 +211,20 @@ if [[ -x scripts/dist.sh && $# -gt 0 ]]; then
     fi
 fi
 
+# Once: the Debian package installed into a fresh Debian 12 root and run
+# with Debian's redis-server (needs root; the root is cached in .deps/debian/).
+if [[ -f scripts/test-deb.sh && $# -gt 0 ]]; then
+    echo
+    echo "== Debian package on Debian 12 (scripts/test-deb.sh) =="
+    start=$SECONDS
+    deb=$(ls dist/redis-rl_*.deb 2>/dev/null | head -n1)
+    if REDIS_RL_DEB=$deb REDIS_RL_MODULE=$module bash scripts/test-deb.sh; then
+        record "Debian package (Debian 12)" ok $((SECONDS - start))
+    else
+        record "Debian package (Debian 12)" FAILED $((SECONDS - start))
+    fi
+fi
+
 # Once, on the first server: the exporter's end-to-end run (a 3-master
 # cluster under traffic, a real Prometheus, the Grafana dashboard's queries,
 # headless Chromium on the live page).
