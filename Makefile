@@ -19,7 +19,7 @@ REDIS8_SERVER  := $(REDIS8_DIR)/bin/redis-server
 # Redis 7.0 (SERVER), Redis 8, Valkey 9.
 SERVERS ?= $(SERVER) $(REDIS8_SERVER) $(VALKEY_SERVER)
 
-.PHONY: help deps valkey redis8 build build-hooks run test test-unit test-integration test-python-client test-node-client test-exporter test-lua test-docs lua-sync lua-tz dist deb test-deb release lint bench bench-core profile clean
+.PHONY: help deps valkey redis8 build build-hooks run test test-unit test-integration test-python-client test-node-client test-exporter test-lua test-docs lua-sync lua-tz dist deb test-deb soak release lint bench bench-core profile clean
 
 help: ## Show this help
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z0-9_-]+:.*## / {printf "  make %-18s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -95,6 +95,9 @@ dist: build ## The release files in dist/: the module stripped, its debug info, 
 	REDIS_SERVER=$(SERVER) MODULE=$(MODULE) scripts/dist.sh
 
 VERSION := $(shell sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -n1)
+
+soak: build ## Mixed traffic over every kind with a replica and AOF rewrites for DURATION seconds (default 60), checked at intervals (SOAK_JSON=file keeps the figures)
+	REDIS_SERVER=$(SERVER) REDIS_RL_MODULE=$(MODULE) DURATION=$(or $(DURATION),60) scripts/soak.sh
 
 deb: dist ## The Debian package dist/redis-rl_<version>_<arch>.deb (make dist builds it too; docs/install.md)
 	@echo "deb: dist/redis-rl_$(VERSION)_$$(dpkg --print-architecture).deb"

@@ -225,6 +225,19 @@ if [[ -f scripts/test-deb.sh && $# -gt 0 ]]; then
     fi
 fi
 
+# Once, on the first server: a short soak (every kind, a replica, AOF
+# rewrites; states equal, memory flat). `make soak DURATION=1800` runs it long.
+if [[ -x scripts/soak.sh && $# -gt 0 ]]; then
+    echo
+    echo "== soak, 20 s (scripts/soak.sh) =="
+    start=$SECONDS
+    if DURATION=${SOAK_SECONDS:-20} REDIS_SERVER=$(command -v "$1" || echo "$1") REDIS_RL_MODULE=$module bash scripts/soak.sh; then
+        record "soak (20 s)" ok $((SECONDS - start))
+    else
+        record "soak (20 s)" FAILED $((SECONDS - start))
+    fi
+fi
+
 # Once, on the first server: the exporter's end-to-end run (a 3-master
 # cluster under traffic, a real Prometheus, the Grafana dashboard's queries,
 # headless Chromium on the live page).
