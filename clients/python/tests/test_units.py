@@ -157,6 +157,21 @@ def test_keys_tags_and_cross_slot_before_any_round_trip() -> None:
         lim.check_all([(user, "a"), (user, "a")], tag="t")
 
 
+def test_tags_are_checked_every_time_and_their_cache_stays_bounded() -> None:
+    lim = Limiter(Recorder(), prefix="p:", timeout_ms=None)
+    user = Gcra(10, 1000, name="user")
+    for bad in ("", "a{b", "a}b", "{", "}"):
+        for _ in range(2):  # refused again: a bad tag is never remembered
+            with pytest.raises(ValueError):
+                lim.key(user, "x", tag=bad)
+    with pytest.raises(TypeError):
+        lim.key(user, "x", tag=7)  # type: ignore[arg-type]
+    for n in range(10_000):
+        assert lim.key(user, n, tag=f"t{n}") == f"p:{{t{n}}}:user:{n}"
+    assert len(lim._core._tags) <= 4096
+    assert lim.key(user, b"caf\xc3\xa9", tag="t1") == "p:{t1}:user:caf\u00e9"
+
+
 def test_local_decision_t_is_the_next_unit_of_its_even_refill() -> None:
     from redis_rl.decision import SOURCE_LOCAL
     rule = Gcra(30, 3_600_000, name="fallback")

@@ -11,8 +11,8 @@ from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tupl
 from redis.crc import key_slot
 
 from .backend import Backend, resolve_backend
-from .decision import (SOURCE_FAIL_CLOSED, SOURCE_FAIL_OPEN, SOURCE_LOCAL, Decision, combine, parse_all, parse_fields,
-                       single)
+from .decision import (SOURCE_FAIL_CLOSED, SOURCE_FAIL_OPEN, SOURCE_LOCAL, Decision, combine, combine_answered,
+                       parse_all, parse_fields, single)
 from .errors import CrossSlotError, classify
 from .limits import FAIL_CLOSED, FAIL_OPEN, Limit, Local, OnError, check_policy
 from .local import LocalStore
@@ -99,6 +99,8 @@ class Core:
         self.client = derive_client(client, timeout_ms, async_)
         self.owns_client = self.client is not client
         self.prefix = prefix
+        #: tag -> "<prefix>{tag}:", for tags already checked
+        self._tags: Dict[str, str] = {}
         self.on_error: OnError = check_policy(on_error) or FAIL_CLOSED
         self.timeout_ms = timeout_ms
         self.metrics = metrics
@@ -118,21 +120,35 @@ class Core:
 
     def key(self, rule: Limit, identity: Identity, tag: Optional[str] = None) -> str:
         """The Redis key of `identity` under `rule`: <prefix>[{tag}:]<name>:<identity>."""
-        if isinstance(identity, bytes):
-            identity = identity.decode("utf-8", "surrogateescape")
-        elif not isinstance(identity, str):
-            identity = str(identity)
+        if type(identity) is not str and not isinstance(identity, str):
+            if isinstance(identity, bytes):
+                identity = identity.decode("utf-8", "surrogateescape")
+            else:
+                identity = str(identity)
         if rule.key is not None:
             return rule.key(identity)
         if tag is not None:
-            if "{" in tag or "}" in tag or not tag:
-                raise ValueError("tag must be non-empty and hold no '{' or '}'")
-            return f"{self.prefix}{{{tag}}}:{rule.name}:{identity}"
+            head = self._tags.get(tag)
+            if head is None:
+                head = self._tag_head(tag)
+            return f"{head}{rule.name}:{identity}"
         return f"{self.prefix}{rule.name}:{identity}"
+
+    def _tag_head(self, tag: str) -> str:
+        """`<prefix>{tag}:`, the tag checked once and remembered (at most 4,096 tags)."""
+        if not isinstance(tag, str):
+            raise TypeError("tag must be a str")
+        if "{" in tag or "}" in tag or not tag:
+            raise ValueError("tag must be non-empty and hold no '{' or '}'")
+        if len(self._tags) >= 4096:
+            self._tags.clear()
+        head = self._tags[tag] = f"{self.prefix}{{{tag}}}:"
+        return head
 
     def plan_all(self, checks: Iterable[Check], cost: int, tag: Optional[str],
                  lease_id: Optional[str] = None, refund: bool = False) -> Tuple[List[Item], List[Any]]:
         items: List[Item] = []
+        keys: List[str] = []
         key = self.key
         for check in checks:
             n = len(check)
@@ -146,18 +162,20 @@ class Core:
                 raise TypeError("each check is (limit, identity) or (limit, identity, cost)")
             if not isinstance(rule, Limit):
                 raise TypeError(f"not a limit: {rule!r}")
-            items.append((rule, key(rule, identity, tag), c))
+            k = key(rule, identity, tag)
+            keys.append(k)
+            items.append((rule, k, c))
         if not items:
             raise ValueError("check_all needs at least one (limit, identity)")
-        keys = [item[1] for item in items]
-        if len(keys) > 1 and len(set(keys)) != len(keys):
-            raise ValueError("check_all: a key appears twice (same limit name and identity)")
-        if self.cluster and len(keys) > 1:
-            slots = {key_slot(k.encode("utf-8", "surrogateescape")) for k in keys}
-            if len(slots) > 1:
-                raise CrossSlotError(
-                    f"check_all keys map to {len(slots)} cluster slots; pass tag=... (e.g. the tenant id) "
-                    "so all keys share one hash tag")
+        if len(keys) > 1:
+            if len(set(keys)) != len(keys):
+                raise ValueError("check_all: a key appears twice (same limit name and identity)")
+            if self.cluster:
+                slots = {key_slot(k.encode("utf-8", "surrogateescape")) for k in keys}
+                if len(slots) > 1:
+                    raise CrossSlotError(
+                        f"check_all keys map to {len(slots)} cluster slots; pass tag=... (e.g. the tenant id) "
+                        "so all keys share one hash tag")
         if refund and any(not 1 <= item[2] <= 2**32 - 1 for item in items):
             raise ValueError("refund amounts must be ints from 1 to 4294967295")
         args = self.backend.all(keys, [(item[0], item[2], lease_id) for item in items], refund)
@@ -182,7 +200,7 @@ class Core:
         if len(replies) != len(items):
             raise TypeError(f"RL.ALL answered {len(replies)} limits for {len(items)} keys")
         subs = [single(r, rule, key, c) for r, (rule, key, c) in zip(replies, items)]
-        d = combine(allowed, retry, subs)
+        d = combine_answered(allowed, retry, subs)
         m = self.metrics
         if self._failing:
             self._failing = False
@@ -268,8 +286,7 @@ def _cost(cost: object) -> int:
     return cost
 
 
-def check_cost(cost: object) -> int:
-    return _cost(cost)
+check_cost = _cost
 
 
 def parse_int_reply(reply: Any) -> int:
