@@ -33,6 +33,7 @@ use crate::core::{GcraState, QuotaState, SlidingWindowState, TokenBucketState};
 
 use super::ffi::{api, OpenKey, Slot};
 use super::stored::{Stored, APPLY, MAX_PAYLOAD};
+use super::wire;
 
 // One-word states live in the value pointer (see `new_value`): that needs
 // a pointer of 64 bits.
@@ -70,8 +71,8 @@ pub trait Words: Copy + Sized + 'static {
 }
 
 impl Words for GcraState {
-    const TAG: u8 = b'g';
-    const V0_TAG: u8 = b'G';
+    const TAG: u8 = wire::GCRA;
+    const V0_TAG: u8 = wire::GCRA_V0;
     const WORDS: usize = 1;
     const INLINE: bool = true;
     fn to_words(&self) -> [u64; MAX_WORDS] {
@@ -86,8 +87,8 @@ impl Words for GcraState {
 }
 
 impl Words for TokenBucketState {
-    const TAG: u8 = b't';
-    const V0_TAG: u8 = b'T';
+    const TAG: u8 = wire::TOKENBUCKET;
+    const V0_TAG: u8 = wire::TOKENBUCKET_V0;
     const WORDS: usize = 1;
     const INLINE: bool = true;
     fn to_words(&self) -> [u64; MAX_WORDS] {
@@ -102,9 +103,9 @@ impl Words for TokenBucketState {
 }
 
 impl Words for SlidingWindowState {
-    const TAG: u8 = b'S';
+    const TAG: u8 = wire::SLIDE;
     // Unchanged since 0.1.0 (times in ms).
-    const V0_TAG: u8 = b'S';
+    const V0_TAG: u8 = wire::SLIDE;
     const WORDS: usize = 3;
     const INLINE: bool = false;
     /// `[window_start_ms, window_ms, cur | prev << 32]`
@@ -122,9 +123,9 @@ impl Words for SlidingWindowState {
 }
 
 impl Words for QuotaState {
-    const TAG: u8 = b'Q';
+    const TAG: u8 = wire::QUOTA;
     // No 0.1.0 form exists: the same tag.
-    const V0_TAG: u8 = b'Q';
+    const V0_TAG: u8 = wire::QUOTA;
     const WORDS: usize = 3;
     const INLINE: bool = false;
     /// `[count, start_ms, end_ms]`

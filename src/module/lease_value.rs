@@ -81,9 +81,9 @@ fn saw_seq(next_seq: u64) {
 }
 
 /// The tag of a change's payload.
-const CHANGE_TAG: u8 = b'c';
+const CHANGE_TAG: u8 = super::wire::LEASE_CHANGE;
 /// The tag of a whole set's payload (AOF rewrite).
-const WHOLE_TAG: u8 = b'C';
+const WHOLE_TAG: u8 = super::wire::LEASE_WHOLE;
 const _: () = assert!(8 * LEASE_CHANGE_WORDS < MAX_PAYLOAD);
 
 /// The set a block holds (blocks are only ever made holding a valid set).

@@ -37,9 +37,9 @@ use super::ffi::{api, OpenKey};
 use super::stored::{apply_change, payload_words, Stored, APPLY, MAX_PAYLOAD};
 
 /// The tag of a change's payload.
-const CHANGE_TAG: u8 = b'l';
+const CHANGE_TAG: u8 = super::wire::LOG_CHANGE;
 /// The tag of a whole log's payload (AOF rewrite).
-const WHOLE_TAG: u8 = b'L';
+const WHOLE_TAG: u8 = super::wire::LOG_WHOLE;
 /// The fewest entries a block has room for.
 const MIN_CAPACITY: usize = 4;
 const _: () = assert!(8 * LOG_CHANGE_WORDS < MAX_PAYLOAD);

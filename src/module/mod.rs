@@ -26,6 +26,7 @@ pub mod state;
 pub mod stats;
 pub mod stored;
 pub mod top;
+pub mod wire;
 
 use std::ffi::{CStr, CString};
 use std::os::raw::c_int;
