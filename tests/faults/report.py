@@ -9,6 +9,7 @@ from typing import Any, Dict, List
 FAILOVERS: List[Dict[str, Any]] = []
 COSTS: List[Dict[str, Any]] = []
 FAULTS: List[Dict[str, Any]] = []
+MINREP: List[Dict[str, Any]] = []
 
 
 def _mmm(xs: List[float], fmt: str = "{:.0f}") -> str:
@@ -62,4 +63,9 @@ def tables() -> str:
             sync = ", ".join(f"{k} +{v}" for k, v in f["sync"].items() if v) or "none"
             out.append(f"| {f['fault']} | {f['open_calls_during']}/{f['closed_calls_during']} "
                        f"| {f['open_fallbacks_during']}/{f['closed_fallbacks_during']} | {src} | {sync} |")
+    for r in MINREP:
+        out += ["", f"min-replicas-to-write 1, min-replicas-max-lag 2, replica stopped: writes refused after "
+                f"{r['refused_after_s']:.1f} s ({r['error'].split(' ')[0]}); fail-open answered {r['open'][:2]}, "
+                f"fail-closed {r['closed'][:2]}, RL.PEEK {r['peek']}; writes accepted again "
+                f"{r['recovered_after_s']:.1f} s after the stop (SIGCONT at the refusal)."]
     return "\n".join(out)

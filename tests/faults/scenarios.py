@@ -156,6 +156,7 @@ def failover(lag_ms: float, strict: bool = False, limit: int = 3000, k: int = 8,
         res["client_errors"] = [repr(e) for e in rc.errors + lh.errors]
         res["sources"] = sorted({c.source for c in calls})
         res["fallbacks"] = sum(1 for c in calls if c.source != "redis")
+        res["not_durable"] = sum(1 for c in calls if c.source == "not_durable")
         admitted = rc.admitted()
         a_old = rc.admitted(before=t_dead)  # a call sent after the master died never reached it
         res["admitted"] = admitted
@@ -394,4 +395,52 @@ def fault(pair: Pair, name: str, duration_s: float = 1.0, timeout_ms: int = 100)
     res["crashed"] = m.crashed() or rep.crashed()
     after = pair.sync_stats()
     res["sync"] = {k: after[k] - before[k] for k in after}
+    return res
+
+
+def min_replicas(pair: Pair, timeout_ms: int = 100) -> Dict[str, Any]:
+    """min-replicas-to-write 1, min-replicas-max-lag 2 on the master (1 would flap: the lag is whole
+    seconds since the last acknowledgement, which a healthy replica sends once a second); the replica stopped (SIGSTOP):
+    once its last acknowledgement is over 2 s old the master refuses every write command
+    (NOREPLICAS), RL.* included; the library answers with the configured policy; a peek (read-only)
+    is still served. SIGCONT: writes are accepted again; state equal."""
+    m, rep = pair.master, pair.replica
+    admin = m.client()
+    g = Gcra(10**7, 3_600_000, name="minrep")
+    res: Dict[str, Any] = {}
+    lims = {p: Limiter(redis.Redis(host="127.0.0.1", port=m.port), on_error=p, timeout_ms=timeout_ms)
+            for p in ("open", "closed")}
+    admin.config_set("min-replicas-max-lag", 2)
+    admin.config_set("min-replicas-to-write", 1)
+    try:
+        # a replica is there: accepted
+        wait_until(lambda: lims["closed"].check(g, "u").source == "redis", 10, "writes accepted")
+        rep.sigstop()
+        t0 = now()
+
+        def refused() -> bool:
+            try:
+                admin.execute_command("RL.GCRA", "rl:minrep:raw", 10, 1000)
+            except redis.ResponseError as exc:
+                res["error"] = str(exc)
+                return str(exc).startswith("NOREPLICAS")
+            return False
+
+        wait_until(refused, 10, "the master to refuse writes (NOREPLICAS)", step_s=0.05)
+        res["refused_after_s"] = now() - t0
+        d_open, d_closed = lims["open"].check(g, "u"), lims["closed"].check(g, "u")
+        res["open"] = (d_open.source, d_open.allowed, type(d_open.error).__name__, str(d_open.error))
+        res["closed"] = (d_closed.source, d_closed.allowed, type(d_closed.error).__name__)
+        peek = lims["closed"].peek(g, "u")
+        res["peek"] = (peek.source, peek.allowed)
+        rep.sigcont()
+        wait_until(lambda: lims["closed"].check(g, "u").source == "redis", 10, "writes accepted again")
+        res["recovered_after_s"] = now() - t0
+    finally:
+        rep.sigcont()
+        admin.config_set("min-replicas-to-write", 0)
+        for lim in lims.values():
+            lim.close()
+    res["digest"] = digests_equal(m, rep)
+    res["crashed"] = m.crashed() or rep.crashed()
     return res
