@@ -114,3 +114,34 @@ def test_min_replicas_to_write(pair: scenarios.Pair) -> None:
     assert r["closed"][:2] == ("fail_closed", False), r
     assert r["peek"] == ("redis", True), r  # RL.PEEK is read-only: still served
     assert not r["crashed"] and r["digest"]
+
+
+@pytest.mark.xfail(strict=True, reason="client library: Limiter(timeout_ms=...) leaves a Sentinel client "
+                   "as given (it copies only ConnectionPool/BlockingConnectionPool), so a stopped master "
+                   "blocks check() for as long as the client's own socket_timeout (None: for ever)")
+def test_library_timeout_applies_to_sentinel_client() -> None:
+    import threading
+
+    from redis.sentinel import Sentinel
+
+    from harness import Server, start_sentinels
+    from redis_rl import Gcra, Limiter
+
+    run = scenarios.Run()
+    try:
+        m = run.add(Server(run.dir))
+        rep = run.add(Server(run.dir, replicaof=m.port))
+        scenarios.wait_link_up(rep, m)
+        sentinels = [run.add(s) for s in start_sentinels(run.dir, m.port, rep.port)]
+        client = Sentinel([("127.0.0.1", s.port) for s in sentinels]).master_for("mymaster")
+        lim = Limiter(client, timeout_ms=100, on_error="closed")
+        g = Gcra(10, 60_000, name="g")
+        assert lim.check(g, "u").source == "redis"
+        m.sigstop()
+        out: list = []
+        t = threading.Thread(target=lambda: out.append(lim.check(g, "u")), daemon=True)
+        t.start()
+        t.join(2)  # timeout_ms=100: the failure policy should have answered long before
+        assert out and out[0].source == "fail_closed"
+    finally:
+        run.close()  # SIGCONT and SIGKILL: the blocked thread gets its error and ends
