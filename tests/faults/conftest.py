@@ -1,3 +1,4 @@
+import json
 import os
 
 import report
@@ -13,3 +14,6 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):  # type: igno
     if path:
         with open(path, "w") as f:
             f.write(text + "\n")
+        with open(path + ".json", "w") as f:  # every run's figures
+            json.dump({"failovers": report.FAILOVERS, "costs": report.COSTS, "faults": report.FAULTS,
+                       "min_replicas": report.MINREP}, f, indent=1, default=str)

@@ -24,8 +24,9 @@ def tables() -> str:
         out += ["Failover (min / median / max over the runs; a negative count over the limit is units "
                 "consumed but never admitted):", "",
                 "| mode | lag | runs | limit | admitted/s at the kill | requests over the limit | % of the limit "
-                "| writes the replica had not received | lost window (ms) | failover (s) |",
-                "|---|---|---|---|---|---|---|---|---|---|"]
+                "| writes the replica had not received | lost window (ms) | replica behind before the kill (bytes) "
+                "| failover (s) |",
+                "|---|---|---|---|---|---|---|---|---|---|---|"]
         groups: Dict[Any, List[Dict[str, Any]]] = {}
         for r in FAILOVERS:
             groups.setdefault((r["strict"], r["lag_ms"]), []).append(r)
@@ -38,7 +39,8 @@ def tables() -> str:
             out.append(f"| {'strict (WAIT 1)' if strict else 'async'} | {lag:g} ms | {len(rs)} | {rs[0]['limit']} "
                        f"| {_mmm([r['rate_at_kill'] for r in rs])} | {_mmm([r['over'] for r in rs])} "
                        f"| {_mmm([r['over_pct'] for r in rs], '{:.2f}')} | {_mmm(lost)} "
-                       f"| {_mmm(window, '{:.1f}')} | {_mmm([r['failover_s'] for r in rs], '{:.1f}')} |")
+                       f"| {_mmm(window, '{:.1f}')} | {_mmm([r.get('replica_behind_bytes', 0) for r in rs])} "
+                       f"| {_mmm([r['failover_s'] for r in rs], '{:.1f}')} |")
         out += ["", "Leases across the failover (sums over the runs; max live: the largest number held at once "
                 "in the holders' own view):", "",
                 "| mode | lag | held at the kill | survived (RENEW 1) | lost (RENEW 0) | unresolved "

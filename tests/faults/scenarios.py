@@ -104,6 +104,12 @@ def failover(lag_ms: float, strict: bool = False, limit: int = 3000, k: int = 8,
         rinfo = replica.client().info("replication")
         # the replica still replicates through the proxy (Sentinel would "fix" that after ~8 s)
         assert int(rinfo["master_port"]) == proxy.port and rinfo["master_link_status"] == "up", rinfo
+        # how far behind the replica is, in bytes of the replication stream (the master's offset
+        # read before and after the replica's, averaged)
+        m1 = int(master.client().info("replication")["master_repl_offset"])
+        r1 = int(replica.client().info("replication")["slave_repl_offset"])
+        m2 = int(master.client().info("replication")["master_repl_offset"])
+        res["replica_behind_bytes"] = (m1 + m2) // 2 - r1
         t_kill = now()
         master.kill9()
         t_dead = now()
