@@ -18,6 +18,10 @@ def _mmm(xs: List[float], fmt: str = "{:.0f}") -> str:
     return " / ".join(fmt.format(v) for v in (min(xs), statistics.median(xs), max(xs)))
 
 
+def _lag(lag: Any) -> str:
+    return "direct" if lag is None else f"{lag:g} ms"
+
+
 def tables() -> str:
     out: List[str] = []
     if FAILOVERS:
@@ -30,13 +34,17 @@ def tables() -> str:
         groups: Dict[Any, List[Dict[str, Any]]] = {}
         for r in FAILOVERS:
             groups.setdefault((r["strict"], r["lag_ms"]), []).append(r)
-        for (strict, lag), rs in sorted(groups.items()):
+        def order(item: Any) -> Any:
+            (strict, lag), _ = item
+            return (strict, -1 if lag is None else lag)
+
+        for (strict, lag), rs in sorted(groups.items(), key=order):
             lost = [r["lost_writes"] for r in rs if r["lost_writes"] is not None]
             window = [1000.0 * r["lost_writes"] / r["rate_at_kill"] for r in rs
                       if r["lost_writes"] is not None and r["rate_at_kill"] > 0]
             if strict:  # nothing admitted is lost; the figure would count units consumed, not admitted
                 lost, window = [], []
-            out.append(f"| {'strict (WAIT 1)' if strict else 'async'} | {lag:g} ms | {len(rs)} | {rs[0]['limit']} "
+            out.append(f"| {'strict (WAIT 1)' if strict else 'async'} | {_lag(lag)} | {len(rs)} | {rs[0]['limit']} "
                        f"| {_mmm([r['rate_at_kill'] for r in rs])} | {_mmm([r['over'] for r in rs])} "
                        f"| {_mmm([r['over_pct'] for r in rs], '{:.2f}')} | {_mmm(lost)} "
                        f"| {_mmm(window, '{:.1f}')} | {_mmm([r.get('replica_behind_bytes', 0) for r in rs])} "
@@ -46,8 +54,8 @@ def tables() -> str:
                 "| mode | lag | held at the kill | survived (RENEW 1) | lost (RENEW 0) | unresolved "
                 "| max live, fenced | max live, optimistic | slots |",
                 "|---|---|---|---|---|---|---|---|---|"]
-        for (strict, lag), rs in sorted(groups.items()):
-            out.append(f"| {'strict (WAIT 1)' if strict else 'async'} | {lag:g} ms "
+        for (strict, lag), rs in sorted(groups.items(), key=order):
+            out.append(f"| {'strict (WAIT 1)' if strict else 'async'} | {_lag(lag)} "
                        f"| {sum(r['leases_at_failover'] for r in rs)} | {sum(r['leases_survived'] for r in rs)} "
                        f"| {sum(r['leases_lost'] for r in rs)} | {sum(len(r['leases_unresolved']) for r in rs)} "
                        f"| {max(r['max_live_fenced'] for r in rs)} | {max(r['max_live_optimistic'] for r in rs)} "

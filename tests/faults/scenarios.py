@@ -75,7 +75,7 @@ def wait_link_up(replica: Server, master: Server, deadline_s: float = 15) -> Non
     wait_until(lambda: master.client().wait(1, 100) >= 1, deadline_s, "the replica to acknowledge")
 
 
-def failover(lag_ms: float, strict: bool = False, limit: int = 3000, k: int = 8, holders: int = 6,
+def failover(lag_ms: Optional[float], strict: bool = False, limit: int = 3000, k: int = 8, holders: int = 6,
              slots: int = 3) -> Dict[str, Any]:
     run = Run()
     res: Dict[str, Any] = {"lag_ms": lag_ms, "strict": strict, "limit": limit, "k": k, "holders": holders,
@@ -85,15 +85,17 @@ def failover(lag_ms: float, strict: bool = False, limit: int = 3000, k: int = 8,
     limiter: Optional[Limiter] = None
     try:
         master = run.add(Server(run.dir))
-        proxy = run.add(LagProxy(run.dir, master.port, lag_ms))
-        replica = run.add(Server(run.dir, replicaof=proxy.port))
+        # lag_ms None: no proxy, the replica on the master itself
+        proxy = run.add(LagProxy(run.dir, master.port, lag_ms)) if lag_ms is not None else None
+        link = proxy.port if proxy is not None else master.port
+        replica = run.add(Server(run.dir, replicaof=link))
         wait_link_up(replica, master)
         sentinels = [run.add(s) for s in start_sentinels(run.dir, master.port, replica.port)]
         limiter = sentinel_limiter([s.port for s in sentinels], client_timeout_s())
         budget = Gcra(limit, PERIOD_MS, name="budget")
         pool = Concurrency(slots, LEASE_MS, name="slots")
         key = limiter.key(budget, "k")
-        wait_ms = int(100 + 4 * lag_ms) if strict else None
+        wait_ms = int(100 + 4 * (lag_ms or 0)) if strict else None
         res["wait_ms"] = wait_ms
         rc = RateClients(limiter, budget, "k", k, wait_ms)
         lh = LeaseHolders(limiter, pool, "pool", holders, strict_wait_ms=wait_ms)
@@ -103,7 +105,7 @@ def failover(lag_ms: float, strict: bool = False, limit: int = 3000, k: int = 8,
         wait_until(lambda: rc.admitted_so_far() >= limit // 3, 60, "a third of the budget spent", step_s=0.005)
         rinfo = replica.client().info("replication")
         # the replica still replicates through the proxy (Sentinel would "fix" that after ~8 s)
-        assert int(rinfo["master_port"]) == proxy.port and rinfo["master_link_status"] == "up", rinfo
+        assert int(rinfo["master_port"]) == link and rinfo["master_link_status"] == "up", rinfo
         # how far behind the replica is, in bytes of the replication stream (the master's offset
         # read before and after the replica's, averaged)
         m1 = int(master.client().info("replication")["master_repl_offset"])
@@ -175,7 +177,7 @@ def failover(lag_ms: float, strict: bool = False, limit: int = 3000, k: int = 8,
             res["lost_writes"] = None
         res["rate_at_kill"] = rc.rate(t_kill - 0.3, t_kill)
         res["admitted_last_window"] = sum(1 for c in calls if c.allowed and c.source == "redis"
-                                          and t_kill - (lag_ms / 1000 + 1.0) <= c.t_send < t_dead)
+                                          and t_kill - ((lag_ms or 0) / 1000 + 1.0) <= c.t_send < t_dead)
         res["t_spent_s"] = t_spent - t_switch
 
         recs = lh.all_records()

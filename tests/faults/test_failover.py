@@ -20,6 +20,8 @@ logging.getLogger("redis_rl").setLevel(logging.ERROR)  # fallbacks are expected 
 
 RUNS = int(os.environ.get("FAILOVER_RUNS", "1"))
 LAGS = [0, 1, 10]
+#: None: the replica on the master directly (no proxy), the others through the lag proxy
+FAILOVER_LAGS = [None, 0, 1, 10]
 
 
 def common(r: Dict[str, Any]) -> None:
@@ -40,7 +42,7 @@ def common(r: Dict[str, Any]) -> None:
 
 
 @pytest.mark.parametrize("run", range(RUNS))
-@pytest.mark.parametrize("lag", LAGS)
+@pytest.mark.parametrize("lag", FAILOVER_LAGS, ids=lambda v: "direct" if v is None else f"{v}ms")
 def test_failover(lag: int, run: int) -> None:
     r = scenarios.failover(lag)
     report.FAILOVERS.append(r)
@@ -53,7 +55,7 @@ def test_failover(lag: int, run: int) -> None:
 
 
 @pytest.mark.parametrize("run", range(RUNS))
-@pytest.mark.parametrize("lag", [10] if RUNS == 1 else LAGS)
+@pytest.mark.parametrize("lag", [10] if RUNS == 1 else FAILOVER_LAGS, ids=lambda v: "direct" if v is None else f"{v}ms")
 def test_failover_strict(lag: int, run: int) -> None:
     """The decision followed by WAIT 1: admitted only once the replica has it, so a failover
     admits nothing over the limit, and no lease is doubled even in the holders' optimistic view."""
