@@ -50,7 +50,8 @@ def test_failover(lag: int, run: int) -> None:
     # the over-admission is what the replica had not received when the master died (lost writes),
     # the reads of the new master start from the replica's state: at most that (+1 for rounding)
     assert r["over"] <= r["lost_writes"] + 1, r
-    # and the replica was not further behind than the lag plus a generous second (a noisy machine)
+    # and the replica was not further behind than the lag plus a generous second (a noisy machine
+    # stalls the proxy or the replica now and then: 0.5 s was seen), of ~1.5 s of traffic
     assert r["lost_writes"] <= r["admitted_last_window"], r
 
 
