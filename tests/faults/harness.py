@@ -206,7 +206,7 @@ class LagProxy(Proc):
 
 
 class Sentinel(Proc):
-    def __init__(self, workdir: str, master_port: int, myid: str, others: Dict[int, str], replica_port: int,
+    def __init__(self, workdir: str, master_port: int, myid: str, replica_port: int,
                  down_after_ms: int = 500, failover_timeout_ms: int = 2000) -> None:
         port = free_port()
         d = os.path.join(workdir, f"sentinel-{port}")
@@ -225,7 +225,6 @@ class Sentinel(Proc):
             f"sentinel parallel-syncs {SENTINEL_NAME} 1",
             f"sentinel known-replica {SENTINEL_NAME} 127.0.0.1 {replica_port}",
         ]
-        self._others = others
         super().__init__(sentinel_command(conf), log, port)
 
     def write_conf(self, ports: Dict[str, int]) -> None:
@@ -247,7 +246,7 @@ def start_sentinels(workdir: str, master_port: int, replica_port: int, n: int = 
     """n Sentinels that already know each other and the replica (known-sentinel lines), so the
     first failover does not wait for hello messages; returns once each sees the others."""
     ids = [os.urandom(20).hex() for _ in range(n)]
-    sentinels = [Sentinel(workdir, master_port, ids[i], {}, replica_port) for i in range(n)]
+    sentinels = [Sentinel(workdir, master_port, ids[i], replica_port) for i in range(n)]
     ports = {s.myid: s.port for s in sentinels}
     for s in sentinels:
         s.write_conf(ports)

@@ -52,7 +52,6 @@ class Run:
     def __init__(self) -> None:
         self.dir = make_workdir()
         self.procs: List[Proc] = []
-        self._first = len(_LIVE)
 
     def add(self, p: Proc) -> Any:
         self.procs.append(p)
