@@ -238,6 +238,20 @@ if [[ -x scripts/soak.sh && $# -gt 0 ]]; then
     fi
 fi
 
+# Once, on the first server: failover under Sentinel, partitions and pauses
+# (tests/faults; the over-admission at 0, 1 and 10 ms of replication lag).
+if [[ -x scripts/test-failover.sh && $# -gt 0 ]]; then
+    bin=$(realpath -s "$(command -v "$1" || echo "$1")")
+    echo
+    echo "== failover and partitions (tests/faults) on $(describe "$bin" || echo "$1") =="
+    start=$SECONDS
+    if REDIS_SERVER=$bin REDIS_RL_MODULE=$module bash scripts/test-failover.sh; then
+        record "failover and partitions" ok $((SECONDS - start))
+    else
+        record "failover and partitions" FAILED $((SECONDS - start))
+    fi
+fi
+
 # Once, on the first server: the exporter's end-to-end run (a 3-master
 # cluster under traffic, a real Prometheus, the Grafana dashboard's queries,
 # headless Chromium on the live page).

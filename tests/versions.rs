@@ -25,7 +25,10 @@ fn the_client_libraries_carry_the_modules_version() {
     assert_eq!(field(&read("clients/python/pyproject.toml"), "version"), version);
     assert_eq!(field(&read("clients/node/package.json"), "version"), version);
     // The exporter (its build_info metric, --version, the Debian package).
-    assert!(read("exporter/rl_exporter.py").contains(&format!("\nVERSION = \"{version}\"\n")), "exporter/rl_exporter.py VERSION");
+    assert!(
+        read("exporter/rl_exporter.py").contains(&format!("\nVERSION = \"{version}\"\n")),
+        "exporter/rl_exporter.py VERSION"
+    );
 }
 
 #[test]
