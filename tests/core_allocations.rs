@@ -140,13 +140,13 @@ fn the_sliding_log_allocates_nothing_once_it_has_reached_its_size() {
     assert_eq!(after - before, 0, "the log allocated {} times", after - before);
 }
 
-/// RL.TOP's summaries (core/heavy_hitters.rs) take their memory when they
+/// RL.TOP's summaries (src/heavy_hitters.rs) take their memory when they
 /// are made: counting a key, a new one evicting another (a flood of
 /// distinct keys), a long key held by its prefix, or a reset allocates
 /// nothing, in either ranking.
 #[test]
 fn heavy_hitters_summaries_allocate_nothing_once_made() {
-    use redis_rl::core::heavy_hitters::{Buckets, Heap, SpaceSaving, SystemMemory, KEY_BYTES};
+    use redis_rl::heavy_hitters::{Buckets, Heap, SpaceSaving, SystemMemory, KEY_BYTES};
     let mut denied = SpaceSaving::<SystemMemory, Buckets<SystemMemory>>::new(256, 7).unwrap();
     let mut consumed = SpaceSaving::<SystemMemory, Heap<SystemMemory>>::new(256, 9).unwrap();
     // The keys exist before counting starts: 5,000 short ones and a few

@@ -16,7 +16,6 @@ pub mod algorithm;
 pub mod calendar;
 pub mod decision;
 pub mod gcra;
-pub mod heavy_hitters;
 pub mod lease;
 pub mod lease_block;
 pub mod lease_vec;

@@ -50,7 +50,7 @@ impl LoadOptions {
             };
             match word {
                 a if a.eq_ignore_ascii_case(b"top-capacity") => {
-                    opts.top_capacity = value("top-capacity", crate::core::heavy_hitters::MAX_CAPACITY as u64)? as usize
+                    opts.top_capacity = value("top-capacity", crate::heavy_hitters::MAX_CAPACITY as u64)? as usize
                 }
                 a if a.eq_ignore_ascii_case(b"top-sample") => opts.top_sample = value("top-sample", top::MAX_SAMPLE)?,
                 a if a.eq_ignore_ascii_case(b"enable-panic-test-command") => {

@@ -1,6 +1,6 @@
 //! Who is being limited, per node: the heavy hitters behind `RL.TOP`.
 //!
-//! Two Space-Saving summaries (`core::heavy_hitters`) of `top-capacity`
+//! Two Space-Saving summaries (`heavy_hitters`) of `top-capacity`
 //! keys each, allocated once at load with RedisModule_Alloc (so
 //! `used_memory` sees them) and never again:
 //!
@@ -27,8 +27,8 @@ use std::ptr::NonNull;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
-use crate::core::heavy_hitters::{Buckets, Heap, Hitter, Memory, SpaceSaving};
 use crate::core::Decision;
+use crate::heavy_hitters::{Buckets, Heap, Hitter, Memory, SpaceSaving};
 
 use super::ffi::api;
 

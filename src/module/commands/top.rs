@@ -11,7 +11,7 @@
 //! itself ("unknown subcommand ... Try RL.TOP HELP.") and checks each one's
 //! arity.
 
-use crate::core::heavy_hitters::Hitter;
+use crate::heavy_hitters::Hitter;
 use crate::module::args::{self, printable, ArgError};
 use crate::module::ffi::{api, reply_array, reply_error, reply_i64, reply_ok, Argv, Ctx};
 use crate::module::top::{self, Board};
