@@ -64,7 +64,7 @@ pub enum Keys {
 #[derive(Clone, Copy)]
 pub struct Arg {
     name: &'static CStr,
-    kind: Kind,
+    kind: ArgType,
     token: Option<&'static CStr>,
     summary: Option<&'static CStr>,
     flags: u32,
@@ -72,7 +72,7 @@ pub struct Arg {
 }
 
 #[derive(Clone, Copy)]
-enum Kind {
+enum ArgType {
     Key,
     Integer,
     String,
@@ -82,27 +82,27 @@ enum Kind {
 }
 
 impl Arg {
-    const fn new(name: &'static CStr, kind: Kind) -> Arg {
+    const fn new(name: &'static CStr, kind: ArgType) -> Arg {
         Arg { name, kind, token: None, summary: None, flags: raw::REDISMODULE_CMD_ARG_NONE, subargs: &[] }
     }
     const fn key(name: &'static CStr) -> Arg {
-        Arg::new(name, Kind::Key)
+        Arg::new(name, ArgType::Key)
     }
     const fn int(name: &'static CStr) -> Arg {
-        Arg::new(name, Kind::Integer)
+        Arg::new(name, ArgType::Integer)
     }
     const fn string(name: &'static CStr) -> Arg {
-        Arg::new(name, Kind::String)
+        Arg::new(name, ArgType::String)
     }
     /// A bare keyword, such as PEEK.
     const fn flag(name: &'static CStr, token: &'static CStr) -> Arg {
-        Arg::new(name, Kind::PureToken).token(token)
+        Arg::new(name, ArgType::PureToken).token(token)
     }
     const fn one_of(name: &'static CStr, subargs: &'static [Arg]) -> Arg {
-        Arg { subargs, ..Arg::new(name, Kind::OneOf) }
+        Arg { subargs, ..Arg::new(name, ArgType::OneOf) }
     }
     const fn block(name: &'static CStr, subargs: &'static [Arg]) -> Arg {
-        Arg { subargs, ..Arg::new(name, Kind::Block) }
+        Arg { subargs, ..Arg::new(name, ArgType::Block) }
     }
     /// Preceded by a keyword (`BURST n`).
     const fn token(self, token: &'static CStr) -> Arg {
@@ -211,7 +211,7 @@ pub fn all(kinds: &[(&'static CStr, &'static CStr, &'static Info)]) -> &'static 
             let args: Vec<Arg> = command
                 .args
                 .iter()
-                .filter(|a| !matches!(a.kind, Kind::Key) && a.token != Some(c"PEEK") && a.token != Some(c"WAIT"))
+                .filter(|a| !matches!(a.kind, ArgType::Key) && a.token != Some(c"PEEK") && a.token != Some(c"WAIT"))
                 .copied()
                 .collect();
             Arg::block(name, leak(args)).token(keyword)
@@ -531,18 +531,18 @@ fn c_args(args: &[Arg]) -> *mut RedisModuleCommandArg {
 
 fn c_arg(arg: &Arg) -> RedisModuleCommandArg {
     let type_ = match arg.kind {
-        Kind::Key => raw::RedisModuleCommandArgType_REDISMODULE_ARG_TYPE_KEY,
-        Kind::Integer => raw::RedisModuleCommandArgType_REDISMODULE_ARG_TYPE_INTEGER,
-        Kind::String => raw::RedisModuleCommandArgType_REDISMODULE_ARG_TYPE_STRING,
-        Kind::PureToken => raw::RedisModuleCommandArgType_REDISMODULE_ARG_TYPE_PURE_TOKEN,
-        Kind::OneOf => raw::RedisModuleCommandArgType_REDISMODULE_ARG_TYPE_ONEOF,
-        Kind::Block => raw::RedisModuleCommandArgType_REDISMODULE_ARG_TYPE_BLOCK,
+        ArgType::Key => raw::RedisModuleCommandArgType_REDISMODULE_ARG_TYPE_KEY,
+        ArgType::Integer => raw::RedisModuleCommandArgType_REDISMODULE_ARG_TYPE_INTEGER,
+        ArgType::String => raw::RedisModuleCommandArgType_REDISMODULE_ARG_TYPE_STRING,
+        ArgType::PureToken => raw::RedisModuleCommandArgType_REDISMODULE_ARG_TYPE_PURE_TOKEN,
+        ArgType::OneOf => raw::RedisModuleCommandArgType_REDISMODULE_ARG_TYPE_ONEOF,
+        ArgType::Block => raw::RedisModuleCommandArgType_REDISMODULE_ARG_TYPE_BLOCK,
     };
     RedisModuleCommandArg {
         name: arg.name.as_ptr(),
         type_,
         // Every command has one key spec, index 0; -1 marks "not a key".
-        key_spec_index: if matches!(arg.kind, Kind::Key) { 0 } else { -1 },
+        key_spec_index: if matches!(arg.kind, ArgType::Key) { 0 } else { -1 },
         token: arg.token.map_or(null(), CStr::as_ptr),
         summary: arg.summary.map_or(null(), CStr::as_ptr),
         since: null(),

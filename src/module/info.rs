@@ -9,7 +9,7 @@ use std::sync::atomic::Ordering::Relaxed;
 
 use redis_module::raw::RedisModuleInfoCtx;
 
-use super::commands::{all, lease, throttle};
+use super::commands::{all, release_renew, throttle};
 use super::entry::guard;
 use super::ffi::{api, has};
 use super::kinds::{self, EachKind, Kind};
@@ -38,8 +38,8 @@ fn section(ctx: *mut RedisModuleInfoCtx) {
     kinds::each(&mut lines);
     lines.command(c"all", &all::STATS);
     lines.command(c"throttle", &throttle::STATS);
-    lines.command(c"release", &lease::RELEASE_STATS);
-    lines.command(c"renew", &lease::RENEW_STATS);
+    lines.command(c"release", &release_renew::RELEASE_STATS);
+    lines.command(c"renew", &release_renew::RENEW_STATS);
     lines.dict(c"retry_after", stats::retry_histogram());
     lines.dict(c"retry_after_cumulative", stats::retry_histogram_cumulative());
     lines.dict(c"wait", super::commands::wait::stats().into_iter());

@@ -19,15 +19,15 @@ use crate::core::log::MAX_LOG_LIMIT;
 use crate::core::time::Nanos;
 use crate::core::{Algorithm, Change, Gcra, SlidingLog, SlidingWindow, TokenBucket, Verdict};
 
+use super::acquire::{self, Acquire};
 use super::args::id;
 use super::args::{ArgError, Cursor, Options};
 use super::command_info::{self, Info};
 use super::ffi::{Argv, Ctx};
 use super::fixed;
-use super::lease::{self, Acquire};
 use super::lease_value;
 use super::log_value;
-use super::quota::QuotaLimit;
+use super::quota_calendar::QuotaLimit;
 use super::stats::Counters;
 use super::stored::Stored;
 
@@ -40,8 +40,8 @@ macro_rules! with_kinds {
             TokenBucket: $crate::core::TokenBucket,
             SlidingWindow: $crate::core::SlidingWindow,
             SlidingLog: $crate::core::SlidingLog,
-            Quota: $crate::module::quota::QuotaLimit,
-            Concurrency: $crate::module::lease::Acquire,
+            Quota: $crate::module::quota_calendar::QuotaLimit,
+            Concurrency: $crate::module::acquire::Acquire,
         }
     };
 }
@@ -242,7 +242,7 @@ impl Kind for QuotaLimit {
 
 /// `RL.ACQUIRE key limit lease_ms [COST n] [ID id] [PEEK]`: the concurrency
 /// limit, `CONCURRENCY` in `RL.ALL` and `RL.PEEK`. (`RL.RELEASE` and
-/// `RL.RENEW` act on its keys: `commands::lease`.)
+/// `RL.RENEW` act on its keys: `commands::release_renew`.)
 impl Kind for Acquire {
     const COMMAND: &'static CStr = c"RL.ACQUIRE";
     const KEYWORD: &'static str = "CONCURRENCY";
@@ -259,7 +259,7 @@ impl Kind for Acquire {
     }
     #[inline]
     fn lease(change: Option<&Change<Self::Write>>) -> Option<&LeaseId> {
-        lease::lease_of(change)
+        acquire::lease_of(change)
     }
     #[inline]
     fn behind_waiters<A: for<'s> Algorithm<State<'s> = Self::State<'s>, Write = Self::Write>>(

@@ -3,7 +3,7 @@
 
 use redis_module::RedisString;
 
-use super::{args, top};
+use super::{args, top_summary as top};
 
 /// Module arguments (`MODULE LOAD path ARG...`, `loadmodule path ARG...`).
 pub struct LoadOptions {

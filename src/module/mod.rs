@@ -2,6 +2,7 @@
 //! command, data type, INFO line and keywords come from the registry
 //! (`kinds`); every entry from the server comes through `entry`.
 
+pub mod acquire;
 pub mod args;
 pub mod block;
 pub mod clock;
@@ -16,16 +17,15 @@ pub mod fixed;
 pub mod hooks;
 pub mod info;
 pub mod kinds;
-pub mod lease;
 pub mod lease_value;
 mod load_options;
 pub mod log_value;
-pub mod quota;
+pub mod quota_calendar;
 pub mod reply;
 pub mod state;
 pub mod stats;
 pub mod stored;
-pub mod top;
+pub mod top_summary;
 pub mod wire;
 
 use std::ffi::{CStr, CString};
@@ -262,8 +262,8 @@ trampoline! {
     on_throttle => commands::throttle::command,
     on_apply => commands::apply::command,
     on_peek => commands::peek::command,
-    on_release => commands::lease::release,
-    on_renew => commands::lease::renew,
+    on_release => commands::release_renew::release,
+    on_renew => commands::release_renew::renew,
     on_top_denied => commands::top::denied,
     on_top_consumed => commands::top::consumed,
     on_top_reset => commands::top::reset,
@@ -377,7 +377,7 @@ fn load(ctx: Ctx<'_>, args: &[RedisString]) -> Status {
     // RL.TOP's summaries, allocated now and never again; their hash is
     // keyed by something no client sees (ASLR and the time of load).
     let seed = (init as *const () as usize as u64) ^ (api!(RedisModule_Milliseconds()) as u64).rotate_left(32);
-    if let Err(why) = top::configure(load.top_capacity, load.top_sample, seed) {
+    if let Err(why) = top_summary::configure(load.top_capacity, load.top_sample, seed) {
         log_warning(&why);
         return Status::Err;
     }

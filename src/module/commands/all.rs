@@ -32,7 +32,7 @@ use crate::module::kinds::{with_kinds, Kind};
 use crate::module::reply;
 use crate::module::state::{KeyState, NOT_STORED};
 use crate::module::stats::Counters;
-use crate::module::top;
+use crate::module::top_summary as top;
 
 use super::all_args::{self, Limit};
 

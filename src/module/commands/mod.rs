@@ -11,8 +11,8 @@
 pub mod all;
 pub mod all_args;
 pub mod apply;
-pub mod lease;
 pub mod peek;
+pub mod release_renew;
 pub mod throttle;
 pub mod top;
 pub mod wait;
@@ -96,7 +96,7 @@ pub fn run<K: Kind, A: for<'s> Algorithm<State<'s> = K::State<'s>, Write = K::Wr
     tally.decision(&verdict.decision);
     // A refund consumes nothing: RL.TOP counts it neither way.
     if !opts.peek && opts.refund.is_none() {
-        super::top::decided(args.bytes(1), &verdict.decision, opts.cost);
+        super::top_summary::decided(args.bytes(1), &verdict.decision, opts.cost);
     }
     if opts.refund.is_some() {
         tally.refunded(1);

@@ -1,7 +1,7 @@
 //! `RL.TOP DENIED|CONSUMED [COUNT n]`, `RL.TOP RESET` and `RL.TOP HELP`:
 //! the node's keys with the most denied calls, or the most consumed units,
 //! since the last reset, as `[key, count, error]` triples, highest first,
-//! ties by key (see `module::top` for how they are counted, and the README
+//! ties by key (see `module::top_summary` for how they are counted, and the README
 //! for the error).
 //!
 //! Each is a subcommand of the container `RL.TOP`, with its own flags, as
@@ -14,7 +14,7 @@
 use crate::heavy_hitters::Hitter;
 use crate::module::args::{self, printable, ArgError};
 use crate::module::ffi::{api, reply_array, reply_error, reply_i64, reply_ok, Argv, Ctx};
-use crate::module::top::{self, Board};
+use crate::module::top_summary::{self as top, Board};
 
 /// COUNT when not given.
 const DEFAULT_COUNT: u64 = 10;

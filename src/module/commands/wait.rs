@@ -40,12 +40,12 @@ use redis_module::raw::{self, RedisModuleBlockedClient, RedisModuleCtx, RedisMod
 use crate::core::lease::{LeaseBlock, LeaseChange, LeaseId, LeaseOp, LeaseRead, Leases};
 use crate::core::time::Nanos;
 use crate::core::{Algorithm, Change, Decision, Verdict};
+use crate::module::acquire::Acquire;
 use crate::module::args::{ArgError, Options};
 use crate::module::clock;
 use crate::module::entry;
 use crate::module::ffi::{api, context_flags, has, reply_error, reply_wrong_arity, Argv, Ctx};
 use crate::module::kinds::Kind;
-use crate::module::lease::Acquire;
 use crate::module::state::KeyState;
 
 /// The most clients that wait on one key.

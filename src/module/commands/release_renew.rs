@@ -10,10 +10,10 @@
 use std::ffi::CStr;
 
 use crate::core::lease::{LeaseBlock, LeaseReply, Leases};
+use crate::module::acquire::{classify, Acquire};
 use crate::module::args;
 use crate::module::clock;
 use crate::module::ffi::{context_flags, reply_error, reply_i64, reply_wrong_arity, Argv, Ctx};
-use crate::module::lease::{classify, Acquire};
 use crate::module::state::{KeyState, NOT_STORED};
 use crate::module::stats::{Counters, Tally};
 
