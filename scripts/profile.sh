@@ -97,23 +97,34 @@ echo "Instructions per call inside call() (callgrind, $N requests, -P 16${MODULE
 echo
 echo "| command | Ir per call |"
 echo "|---|---:|"
+# Every row's keys outlive the run (60 s or more from their last write, or
+# no key at all), so no row's count of expiries depends on how fast the run
+# goes; every row but the denials is on the allow path.
 profile "SET PX one key" "SET one v PX 60000" 0
-profile "RL.GCRA one key, allow" "RL.GCRA allow 4294967295 1000" 0
+profile "RL.GCRA one key, allow" "RL.GCRA allow 1000000 60000000" 0
 profile "RL.GCRA one key, deny" "RL.GCRA deny 1 3600000" 0
+profile "CL.THROTTLE one key, allow" "CL.THROTTLE cell 1000000 1000000 60000" 0
 profile "SET PX random keys" "SET k:__rand_int__ v PX 60000" 1
-profile "RL.GCRA random keys" "RL.GCRA k:__rand_int__ 100 60000" 1
+profile "RL.GCRA random keys" "RL.GCRA k:__rand_int__ 100 6000000" 1
 # A denial on a new key every time: RL.TOP's summary evicts on each.
 profile "RL.GCRA random keys, deny" "RL.GCRA k:__rand_int__ 1 60000 COST 2" 1
-profile "RL.TOKENBUCKET random keys" "RL.TOKENBUCKET k:__rand_int__ 100 100 60000" 1
+profile "RL.TOKENBUCKET random keys" "RL.TOKENBUCKET k:__rand_int__ 100 1 60000" 1
 profile "RL.SLIDE random keys" "RL.SLIDE k:__rand_int__ 100 60000" 1
+profile "CL.THROTTLE random keys" "CL.THROTTLE k:__rand_int__ 99 100 6000" 1
 # The exact log: a new key (one entry) each call, and one key holding up to
 # 1,000 entries (one per distinct ms) that denies once full.
 profile "RL.LOG random keys, limit 10" "RL.LOG k:__rand_int__ 10 60000" 1
-profile "RL.LOG one key, limit 1000" "RL.LOG log1000 1000 60000" 0
+profile "RL.LOG one key, limit 1000" "RL.LOG log1000 1000 600000" 0
+# RL.ALL: three keys of one kind, and six of mixed kinds (per call; the
+# table divides by the keys). SET PX random keys is the baseline per key.
+profile "RL.ALL 3 random GCRA keys" "RL.ALL 3 a:__rand_int__ b:__rand_int__ c:__rand_int__ GCRA 100 6000000 GCRA 100 6000000 GCRA 100 6000000" 1
+profile "RL.ALL 6 random keys of 6 kinds" "RL.ALL 6 a:__rand_int__ b:__rand_int__ c:__rand_int__ d:__rand_int__ e:__rand_int__ f:__rand_int__ GCRA 100 6000000 TOKENBUCKET 100 1 60000 SLIDE 100 60000 LOG 10 60000 QUOTA 100 DAY CONCURRENCY 10 600000" 1
 # Concurrency leases: RL.ACQUIRE + RL.RELEASE pairs (a release needs the id
 # its acquire took, so scripts/lib/lease_pairs.py drives them) on a key that
-# holds 99 other leases; and an acquire that renews one of 100 named leases.
+# holds 99 other leases, and on a key of its own (each release deletes it).
 profile_pairs "RL.ACQUIRE + RL.RELEASE, key holding 100 leases (per command)" 99
+profile_pairs "RL.ACQUIRE + RL.RELEASE, the release deletes the key (per command)" 0
+profile "RL.ACQUIRE random keys (a new key, generated id)" "RL.ACQUIRE k:__rand_int__ 10 600000" 1
 # An acquire alone (a generated id, granted) on keys holding 100 leases: 1,000
 # keys each given 130 leases and then 30 released (uncounted, by
 # lease_pairs.py), so each block has grown to its steady size and its ids
@@ -124,11 +135,19 @@ profile "SET PX 1000 existing keys" "SET pool:__rand_int__ v PX 60000" 1000 \
   "SET pool:__rand_int__ v PX 60000" 1000 20000
 profile "RL.ACQUIRE 1000 keys holding 100 leases" "RL.ACQUIRE pool:__rand_int__ 1000 600000" 1000 \
   "lease_pairs fill 1000 100 130"
+# Renewals: one key holding 100 (then 10,000) named leases, each call renews
+# one of them, by a retried acquire and by RL.RENEW.
 profile "RL.ACQUIRE one key, 100 named leases (each call renews one)" "RL.ACQUIRE pool 1000 600000 ID __rand_int__" 100 \
   "RL.ACQUIRE pool 1000 600000 ID __rand_int__" 100 2000
+profile "RL.RENEW one key, one of 100 leases" "RL.RENEW pool __rand_int__ 600000" 100 \
+  "RL.ACQUIRE pool 1000 600000 ID __rand_int__" 100 2000
+profile "RL.ACQUIRE one key, 10,000 named leases (each call renews one)" "RL.ACQUIRE pool 100000 600000 ID __rand_int__" 10000 \
+  "RL.ACQUIRE pool 100000 600000 ID __rand_int__" 10000 120000
+profile "RL.RENEW one key, one of 10,000 leases" "RL.RENEW pool __rand_int__ 600000" 10000 \
+  "RL.ACQUIRE pool 100000 600000 ID __rand_int__" 10000 120000
 profile "RL.QUOTA random keys, DAY TZ Europe/Berlin" "RL.QUOTA k:__rand_int__ 100 DAY TZ Europe/Berlin" 1
-profile "RL.QUOTA random keys, 60000 ms" "RL.QUOTA k:__rand_int__ 100 60000" 1
+profile "RL.QUOTA random keys, 86400000 ms" "RL.QUOTA k:__rand_int__ 100 86400000" 1
 sha() { printf '%s' "$(cat "scripts/lua/$1.lua")" | sha1sum | cut -d' ' -f1; }
-profile "Lua GCRA random keys" "EVALSHA $(sha gcra) 1 k:__rand_int__ 100 60000 100 1" 1
-profile "Lua TOKENBUCKET random keys" "EVALSHA $(sha tokenbucket) 1 k:__rand_int__ 100 100 60000 1" 1
+profile "Lua GCRA random keys" "EVALSHA $(sha gcra) 1 k:__rand_int__ 100 6000000 100 1" 1
+profile "Lua TOKENBUCKET random keys" "EVALSHA $(sha tokenbucket) 1 k:__rand_int__ 100 1 60000 1" 1
 profile "Lua SLIDE random keys" "EVALSHA $(sha slide) 1 k:__rand_int__ 100 60000 1" 1
