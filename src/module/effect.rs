@@ -20,7 +20,7 @@ use redis_module::raw::{self, RedisModuleCtx, RedisModuleString};
 
 use super::entry;
 use super::ffi::{api, has, Ctx};
-use super::stored::APPLY;
+use super::names;
 
 /// What became of a write's effect.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -51,8 +51,14 @@ pub fn needed(flags: u32) -> bool {
 /// Hands the effect `payload` for `key` to the server, for the AOF and
 /// replicas. Call only when [`needed`].
 pub fn replicate(ctx: Ctx<'_>, key: *mut RedisModuleString, payload: &[u8]) -> Propagated {
-    let status =
-        api!(RedisModule_Replicate(ctx.raw(), APPLY.as_ptr(), c"sb".as_ptr(), key, payload.as_ptr(), payload.len()));
+    let status = api!(RedisModule_Replicate(
+        ctx.raw(),
+        names::apply().as_ptr(),
+        c"sb".as_ptr(),
+        key,
+        payload.as_ptr(),
+        payload.len()
+    ));
     sent(status)
 }
 

@@ -32,7 +32,8 @@ use crate::core::time::{Millis, MAX_COUNT, MAX_PERIOD_MS};
 use crate::core::{GcraState, QuotaState, SlidingWindowState, TokenBucketState};
 
 use super::ffi::{api, OpenKey, Slot};
-use super::stored::{Stored, APPLY, MAX_PAYLOAD};
+use super::names;
+use super::stored::{Stored, MAX_PAYLOAD};
 use super::wire;
 
 // One-word states live in the value pointer (see `new_value`): that needs
@@ -325,7 +326,7 @@ impl<S: Words> Stored for S {
         let state: S = unsafe { read(value) };
         let mut buf = [0u8; MAX_PAYLOAD];
         let payload = encode(&state, 0, &mut buf);
-        api!(RedisModule_EmitAOF(aof, APPLY.as_ptr(), c"sb".as_ptr(), key, payload.as_ptr(), payload.len()));
+        api!(RedisModule_EmitAOF(aof, names::apply().as_ptr(), c"sb".as_ptr(), key, payload.as_ptr(), payload.len()));
     }
 
     unsafe fn digest(md: *mut RedisModuleDigest, value: *mut c_void) {

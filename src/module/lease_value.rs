@@ -41,7 +41,8 @@ use crate::core::time::Millis;
 
 use super::block::{self, alloc, replace, words, words_mut};
 use super::ffi::{api, OpenKey};
-use super::stored::{apply_change, payload_words, Stored, APPLY, MAX_PAYLOAD};
+use super::names;
+use super::stored::{apply_change, payload_words, Stored, MAX_PAYLOAD};
 
 /// The seed of a new block's id index: a random base drawn once per process
 /// (std's `RandomState`, from the OS), and a count of blocks made, mixed
@@ -286,7 +287,7 @@ impl Stored for LeaseChange {
         for w in set.to_words() {
             payload.extend_from_slice(&w.to_le_bytes());
         }
-        api!(RedisModule_EmitAOF(aof, APPLY.as_ptr(), c"sb".as_ptr(), key, payload.as_ptr(), payload.len()));
+        api!(RedisModule_EmitAOF(aof, names::apply().as_ptr(), c"sb".as_ptr(), key, payload.as_ptr(), payload.len()));
     }
 
     /// The whole set's words (in order, as RDB has them) as one buffer: one

@@ -3,7 +3,7 @@
 
 use redis_module::RedisString;
 
-use super::{args, top_summary as top};
+use super::{args, names, top_summary as top};
 
 /// Module arguments (`MODULE LOAD path ARG...`, `loadmodule path ARG...`).
 pub struct LoadOptions {
@@ -15,16 +15,27 @@ pub struct LoadOptions {
     pub top_capacity: usize,
     /// `top-sample k`: consumption is sampled about every k units.
     pub top_sample: u64,
+    /// `command-prefix P`: the commands are `P.GCRA`, ... (default `RL`).
+    pub command_prefix: String,
+    /// `cl-throttle no`: `CL.THROTTLE` is not registered.
+    pub cl_throttle: bool,
 }
 
 impl Default for LoadOptions {
     fn default() -> Self {
-        Self { panic_test_command: false, top_capacity: top::DEFAULT_CAPACITY, top_sample: top::DEFAULT_SAMPLE }
+        Self {
+            panic_test_command: false,
+            top_capacity: top::DEFAULT_CAPACITY,
+            top_sample: top::DEFAULT_SAMPLE,
+            command_prefix: names::DEFAULT_PREFIX.to_string(),
+            cl_throttle: true,
+        }
     }
 }
 
 /// What `load` says after an unknown or bad module argument.
-pub const LOAD_OPTIONS: &str = "the module arguments are top-capacity <0 to 1000000>, top-sample <1 to 1048576> and \
+pub const LOAD_OPTIONS: &str = "the module arguments are top-capacity <0 to 1000000>, top-sample <1 to 1048576>, \
+                            command-prefix <1 to 16 letters, digits or _>, cl-throttle <yes|no> and \
                             enable-panic-test-command (for tests)";
 
 impl LoadOptions {
@@ -53,6 +64,23 @@ impl LoadOptions {
                     opts.top_capacity = value("top-capacity", crate::heavy_hitters::MAX_CAPACITY as u64)? as usize
                 }
                 a if a.eq_ignore_ascii_case(b"top-sample") => opts.top_sample = value("top-sample", top::MAX_SAMPLE)?,
+                a if a.eq_ignore_ascii_case(b"command-prefix") => {
+                    let p = words.next().ok_or("command-prefix needs a value")?;
+                    if !names::valid_prefix(p) {
+                        return Err("command-prefix must be 1 to 16 ASCII letters, digits or _".to_string());
+                    }
+                    opts.command_prefix = String::from_utf8_lossy(p).into_owned();
+                }
+                a if a.eq_ignore_ascii_case(b"cl-throttle") => {
+                    let v = words.next().ok_or("cl-throttle needs a value")?;
+                    opts.cl_throttle = if v.eq_ignore_ascii_case(b"yes") {
+                        true
+                    } else if v.eq_ignore_ascii_case(b"no") {
+                        false
+                    } else {
+                        return Err("cl-throttle must be yes or no".to_string());
+                    };
+                }
                 a if a.eq_ignore_ascii_case(b"enable-panic-test-command") => {
                     if !cfg!(feature = "test-hooks") {
                         return Err("enable-panic-test-command needs a module built with the test-hooks feature \
@@ -83,5 +111,15 @@ mod tests {
             assert!(e.contains("given twice"), "{e}");
         }
         assert!(LoadOptions::parse_words(&[b"top-capacity", b"5", b"nope"]).is_err());
+        let o = LoadOptions::parse_words(&[b"command-prefix", b"RRL", b"CL-THROTTLE", b"no"]).unwrap();
+        assert_eq!((o.command_prefix.as_str(), o.cl_throttle), ("RRL", false));
+        for bad in [
+            &[&b"command-prefix"[..], b"R.L"][..],
+            &[b"command-prefix"],
+            &[b"cl-throttle", b"maybe"],
+            &[b"cl-throttle"],
+        ] {
+            assert!(LoadOptions::parse_words(bad).is_err());
+        }
     }
 }

@@ -34,7 +34,8 @@ use crate::core::time::Millis;
 
 use super::block::{self, replace, words, words_mut};
 use super::ffi::{api, OpenKey};
-use super::stored::{apply_change, payload_words, Stored, APPLY, MAX_PAYLOAD};
+use super::names;
+use super::stored::{apply_change, payload_words, Stored, MAX_PAYLOAD};
 
 /// The tag of a change's payload.
 const CHANGE_TAG: u8 = super::wire::LOG_CHANGE;
@@ -229,7 +230,7 @@ impl Stored for LogChange {
         for w in whole(&log) {
             payload.extend_from_slice(&w.to_le_bytes());
         }
-        api!(RedisModule_EmitAOF(aof, APPLY.as_ptr(), c"sb".as_ptr(), key, payload.as_ptr(), payload.len()));
+        api!(RedisModule_EmitAOF(aof, names::apply().as_ptr(), c"sb".as_ptr(), key, payload.as_ptr(), payload.len()));
     }
 
     unsafe fn digest(md: *mut RedisModuleDigest, value: *mut c_void) {

@@ -20,6 +20,7 @@ pub mod kinds;
 pub mod lease_value;
 mod load_options;
 pub mod log_value;
+pub mod names;
 pub mod quota_calendar;
 pub mod reply;
 pub mod state;
@@ -194,13 +195,14 @@ const fn top_row(
 
 /// Registers `RL.TOP` and its subcommands, with their docs.
 fn create_top(ctx: Ctx<'_>) -> Result<(), String> {
-    let status = api!(RedisModule_CreateCommand(ctx.raw(), TOP.as_ptr(), None, c"".as_ptr(), 0, 0, 0));
-    let parent = api!(RedisModule_GetCommand(ctx.raw(), TOP.as_ptr()));
+    let top = names::registered(TOP);
+    let status = api!(RedisModule_CreateCommand(ctx.raw(), top.as_ptr(), None, c"".as_ptr(), 0, 0, 0));
+    let parent = api!(RedisModule_GetCommand(ctx.raw(), top.as_ptr()));
     if status != raw::REDISMODULE_OK as c_int || parent.is_null() {
-        return Err(format!("could not register command {TOP:?}"));
+        return Err(format!("could not register command {top:?}"));
     }
-    if let Err(why) = command_info::set(ctx, TOP, &command_info::TOP) {
-        log_warning(&format!("command info for {TOP:?} not set: {why}"));
+    if let Err(why) = command_info::set(ctx, top, &command_info::TOP) {
+        log_warning(&format!("command info for {top:?} not set: {why}"));
     }
     for (c, tips) in TOP_SUBCOMMANDS {
         let status = api!(RedisModule_CreateSubcommand(
@@ -213,10 +215,10 @@ fn create_top(ctx: Ctx<'_>) -> Result<(), String> {
             c.key_step
         ));
         if status != raw::REDISMODULE_OK as c_int {
-            return Err(format!("could not register subcommand {TOP:?} {:?}", c.name));
+            return Err(format!("could not register subcommand {top:?} {:?}", c.name));
         }
         // The server finds a subcommand as `container|subcommand`.
-        let full = CString::new([TOP.to_bytes(), b"|", c.name.to_bytes()].concat()).unwrap_or_default();
+        let full = CString::new([top.to_bytes(), b"|", c.name.to_bytes()].concat()).unwrap_or_default();
         if let Err(why) = command_info::set_with_tips(ctx, &full, (c.info)(), *tips) {
             log_warning(&format!("command info for {full:?} not set: {why}"));
         }
@@ -276,9 +278,13 @@ trampoline! {
 
 /// Registers a command and its docs.
 fn create(ctx: Ctx<'_>, c: &Command) -> Result<(), String> {
+    if c.name == c"CL.THROTTLE" && !names::cl_throttle() {
+        return Ok(());
+    }
+    let name = names::registered(c.name);
     let status = api!(RedisModule_CreateCommand(
         ctx.raw(),
-        c.name.as_ptr(),
+        name.as_ptr(),
         Some(c.handler),
         c.flags.as_ptr(),
         c.first_key,
@@ -286,13 +292,16 @@ fn create(ctx: Ctx<'_>, c: &Command) -> Result<(), String> {
         c.key_step
     ));
     if status != raw::REDISMODULE_OK as c_int {
-        return Err(format!("could not register command {:?}", c.name));
+        return Err(format!(
+            "could not register command {name:?} (is the name taken? the module arguments command-prefix and \
+             cl-throttle rename or leave out the module's commands)"
+        ));
     }
     // Not fatal: without it the command still works and its keys are
     // still found (first/last/step, RL.ALL's getkeys-api callback);
     // only COMMAND DOCS and the finer key flags are missing.
-    if let Err(why) = command_info::set(ctx, c.name, (c.info)()) {
-        log_warning(&format!("command info for {:?} not set: {why}", c.name));
+    if let Err(why) = command_info::set(ctx, name, (c.info)()) {
+        log_warning(&format!("command info for {name:?} not set: {why}"));
     }
     Ok(())
 }
@@ -365,6 +374,7 @@ fn load(ctx: Ctx<'_>, args: &[RedisString]) -> Status {
         (raw::REDISMODULE_OPTIONS_HANDLE_IO_ERRORS | raw::REDISMODULE_OPTION_NO_IMPLICIT_SIGNAL_MODIFIED) as c_int
     ));
 
+    names::configure(&load.command_prefix, load.cl_throttle);
     let mut kinds = RegisterKinds { ctx, result: Ok(()) };
     kinds::each(&mut kinds);
     let registered =
