@@ -39,17 +39,39 @@ def _is_cluster(client: Any) -> bool:
     return "cluster" in mod.split(".") or hasattr(client, "nodes_manager")
 
 
+_PLAIN_POOLS = ("ConnectionPool", "BlockingConnectionPool")
+_warned_pools: "set[str]" = set()
+
+
+def _cannot_derive(pool: Any, timeout_ms: int, why: str) -> None:
+    """Warn once per pool class: timeout_ms does not apply to this client."""
+    name = f"{type(pool).__module__}.{type(pool).__qualname__}"
+    if name not in _warned_pools:
+        _warned_pools.add(name)
+        log.warning("redis_rl: timeout_ms=%s does not apply: cannot derive a pool from %s (%s); the client is "
+                    "used as given, with its own socket_timeout and retries", timeout_ms, name, why)
+
+
 def derive_client(client: Any, timeout_ms: Optional[int], async_: bool) -> Any:
     """A client on the same server with its own pool: socket timeouts of timeout_ms and no retries.
 
     redis-py (6+) retries a timed-out command by default, which would send a
     limiter call twice (two units consumed for one request) and multiply the
-    wait. Cluster clients and pools we cannot copy are used as given."""
+    wait. Handles ConnectionPool, BlockingConnectionPool and Sentinel's
+    SentinelConnectionPool (the same Sentinel manager and service name). Cluster
+    clients are used as given; any other pool is used as given with a warning
+    (logged once per pool class)."""
     if timeout_ms is None or _is_cluster(client):
         return client
     pool = getattr(client, "connection_pool", None)
     kwargs = getattr(pool, "connection_kwargs", None)
-    if pool is None or kwargs is None or type(pool).__name__ not in ("ConnectionPool", "BlockingConnectionPool"):
+    if pool is None or kwargs is None:
+        _cannot_derive(client, timeout_ms, "no connection_pool with connection_kwargs")
+        return client
+    pool_name = type(pool).__name__
+    sentinel = pool_name == "SentinelConnectionPool" and hasattr(pool, "sentinel_manager")
+    if pool_name not in _PLAIN_POOLS and not sentinel:
+        _cannot_derive(pool, timeout_ms, "an unknown pool class")
         return client
     if async_:
         from redis.asyncio.retry import Retry as ARetry
@@ -62,16 +84,21 @@ def derive_client(client: Any, timeout_ms: Optional[int], async_: bool) -> Any:
     kw = dict(kwargs)
     t = timeout_ms / 1000
     kw["socket_timeout"] = t
-    if "host" in kw:
+    if "host" in kw or sentinel:
         kw["socket_connect_timeout"] = t
     kw["retry"] = retry
     kw.pop("retry_on_timeout", None)
     try:
-        new_pool = type(pool)(connection_class=pool.connection_class, max_connections=pool.max_connections, **kw)
+        if sentinel:
+            kw.pop("connection_pool", None)  # the old pool's proxy; the new pool sets its own
+            new_pool = type(pool)(pool.service_name, pool.sentinel_manager, connection_class=pool.connection_class,
+                                  max_connections=pool.max_connections, is_master=pool.is_master,
+                                  check_connection=pool.check_connection, **kw)
+        else:
+            new_pool = type(pool)(connection_class=pool.connection_class, max_connections=pool.max_connections, **kw)
         return type(client)(connection_pool=new_pool)
     except Exception as exc:  # an unusual pool: use the client as it is
-        log.warning("redis_rl: could not derive a client with timeout_ms=%s (%s); using the client as given",
-                    timeout_ms, exc)
+        _cannot_derive(pool, timeout_ms, f"{type(exc).__name__}: {exc}")
         return client
 
 
