@@ -256,3 +256,17 @@ def test_async_lease_deadline(fresh_server: RedisServer) -> None:
         await lim.aclose()
 
     run(main())
+
+
+def test_check_on_concurrency_unacknowledged_releases(m: redis.Redis, pair: Tuple[RedisServer, RedisServer]) -> None:
+    """check()/check_all() on a Concurrency limit acquire too: an unacknowledged one gives the slot back."""
+    lim = Limiter(m, durable=Durable(1, 30), timeout_ms=500)
+    c = Concurrency(1, 60_000, name="cc")
+    with Paused(pair[1]):
+        d = lim.check(c, "job")
+        assert (d.allowed, d.source, d.lease) == (False, "durable", None)
+        assert d.error.decision.lease is not None  # the server had granted it
+        assert lim.check_all([(c, "job")]).source == "durable"
+    got: List[Any] = []  # both slots taken above were released: the next acknowledged acquire gets one
+    wait_until(lambda: got.append(lim.check(c, "job")) or got[-1].allowed, 5, "an acknowledged acquire")
+    assert got[-1].source == "redis" and lim.release(got[-1]) == 1
