@@ -36,14 +36,14 @@ def client_timeout_s() -> float:
 
 
 def sentinel_limiter(sentinel_ports: List[int], timeout_s: float) -> Limiter:
-    """The Limiter over a Sentinel-managed client. The Limiter cannot copy a SentinelConnectionPool
-    (its timeout_ms does not apply, it uses the client as given), so the client is made here with
-    the short socket timeout and no retries (a retried limiter call would consume twice)."""
+    """The Limiter over a Sentinel-managed client: the Limiter derives its own SentinelConnectionPool
+    with timeout_ms as the socket timeouts and no retries (a retried limiter call would consume
+    twice); the client is given the same settings, so either way they hold."""
     sent = SentinelClient([("127.0.0.1", p) for p in sentinel_ports],
                           sentinel_kwargs={"socket_timeout": 0.5, "socket_connect_timeout": 0.5})
     client = sent.master_for(SENTINEL_NAME, socket_timeout=timeout_s, socket_connect_timeout=timeout_s,
                              retry=Retry(NoBackoff(), 0))
-    return Limiter(client, on_error="closed")
+    return Limiter(client, on_error="closed", timeout_ms=max(1, round(timeout_s * 1000)))
 
 
 class Run:

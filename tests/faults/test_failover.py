@@ -119,9 +119,6 @@ def test_min_replicas_to_write(pair: scenarios.Pair) -> None:
     assert not r["crashed"] and r["digest"]
 
 
-@pytest.mark.xfail(strict=True, reason="client library: Limiter(timeout_ms=...) leaves a Sentinel client "
-                   "as given (it copies only ConnectionPool/BlockingConnectionPool), so a stopped master "
-                   "blocks check() for as long as the client's own socket_timeout (None: for ever)")
 def test_library_timeout_applies_to_sentinel_client() -> None:
     import threading
 

@@ -1,9 +1,9 @@
 """Traffic for the fault tests: K threads on one rate limit, H lease holders on one lease set,
 each recording what it saw (with times) so the test can count admissions and leases afterwards.
 
-Every client call goes through the client library (redis_rl.Limiter) except the strict mode:
-the library has no `durable` option, so `durable_call` here sends the decision and `WAIT 1 t`
-in one pipeline and admits only when the replica acknowledged it.
+Every client call goes through the client library (redis_rl.Limiter); the strict mode uses its
+`durable` option (the decision and `WAIT 1 t` in one pipeline, admitted only when the replica
+acknowledged it). `durable_call` builds the same pipeline by hand, for the cost measurement.
 """
 
 from __future__ import annotations
@@ -14,8 +14,7 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any, List, Optional, Tuple
 
-from redis_rl import Concurrency, Gcra, Limiter
-from redis_rl.decision import single
+from redis_rl import Concurrency, Durable, Gcra, Limiter, NotDurableError
 
 now = time.monotonic
 
@@ -35,15 +34,10 @@ def durable_check(limiter: Limiter, limit: Any, identity: str, wait_ms: int) -> 
     """(admitted, source): admitted only when allowed AND acknowledged by a replica. A denied call
     wrote nothing, so its WAIT answers at once. Any failure, or no acknowledgement, is a denial
     (fail-closed): the units may be consumed, never admitted twice."""
-    key = limiter.key(limit, identity)
-    try:
-        reply, acks = durable_call(limiter, limit, key, limiter.backend.check(limit, key, 1), wait_ms)
-    except Exception:
-        return False, "fail_closed"
-    d = single(reply, limit, key, 1)
-    if d.allowed and acks < 1:
+    d = limiter.check(limit, identity, durable=Durable(1, wait_ms))  # fail-closed on errors
+    if d.source == "durable":
         return False, "not_durable"
-    return d.allowed, "redis"
+    return d.allowed, d.source
 
 
 @dataclass
@@ -163,17 +157,13 @@ class LeaseHolders:
             if lease.decision.source != "redis":
                 return None, None
             return lease.acquired, lease
-        args = lim.backend.check(self.limit, self.key, 1, lease_id)
-        try:
-            reply, acks = durable_call(lim, self.limit, self.key, args, self.strict)
-        except Exception:
-            return None, None
-        d = single(reply, self.limit, self.key, 1)
-        if d.allowed and acks < 1:
-            # held on the master but not durable: give it back, count it as not acquired
-            self._release(lease_id, None)
+        # durable: an acquire not acknowledged is denied (source "durable") and released by the library
+        lease = lim.acquire(self.limit, self.identity, id=lease_id, durable=Durable(1, self.strict))
+        if lease.decision.source == "durable":
             return False, None
-        return d.allowed, None
+        if lease.decision.source != "redis":
+            return None, None
+        return lease.acquired, lease
 
     def _renew(self, lease_id: str, lease: Any) -> Optional[bool]:
         lim = self.limiter
@@ -183,13 +173,11 @@ class LeaseHolders:
             except Exception:
                 return None
         try:
-            reply, acks = durable_call(lim, self.limit, self.key,
-                                       lim.backend.renew(self.key, lease_id, self.limit.lease_ms), self.strict)
+            return bool(lease.renew())  # the lease's own durable: its renewals wait for the replica
+        except NotDurableError:
+            return None  # renewed, not known durable: still in doubt
         except Exception:
             return None
-        if int(reply) == 1 and acks < 1:
-            return None  # renewed, not known durable: still in doubt
-        return int(reply) == 1
 
     def _release(self, lease_id: str, lease: Any) -> None:
         if lease is not None:

@@ -27,12 +27,41 @@ function loadIoredisCommand() {
   return ioredisCommand;
 }
 
+// sendWait(command, args, key, replicas, timeoutMs) -> Promise<[reply, acks]>:
+// the command and `WAIT replicas timeoutMs` in one pipeline (not MULTI: there
+// WAIT does not block), one round trip; the durable option uses it.
+
+// ioredis's pipeline answers [[err, reply], [err, acks]].
+function unpipe(res) {
+  if (!Array.isArray(res) || res.length !== 2) throw new Error('redis-rl: pipeline answered no replies');
+  const [[e1, r], [e2, acks]] = res;
+  if (e1) throw e1;
+  if (e2) throw e2;
+  return [r, Number(acks)];
+}
+
+// node-redis throws MultiErrorReply for a pipeline with an error reply: raise that reply.
+async function nodeRedisPipe(p) {
+  let res;
+  try {
+    res = await p.execAsPipeline();
+  } catch (err) {
+    if (err && Array.isArray(err.replies) && Array.isArray(err.errorIndexes) && err.errorIndexes.length) {
+      throw err.replies[err.errorIndexes[0]];
+    }
+    throw err;
+  }
+  return [res[0], Number(res[1])];
+}
+
 // ioredis (Redis): client.call(command, ...args).
 function ioredisAdapter(client) {
   return {
     kind: 'ioredis',
     cluster: false,
     send: (command, args) => client.call(command, ...args), // ioredis flattens one level
+    sendWait: async (command, args, key, replicas, timeoutMs) => unpipe(await client.pipeline()
+      .call(command, ...args).call('WAIT', String(replicas), String(timeoutMs)).exec()),
   };
 }
 
@@ -62,6 +91,17 @@ function ioredisClusterAdapter(client) {
       if (key !== undefined) cmd.slot = keySlot(key);
       return client.sendCommand(cmd);
     },
+    // A cluster pipeline goes to the node of its commands' keys: ioredis does
+    // not know the module's keys, so the command names its key itself; WAIT
+    // then runs on that node and counts its replicas.
+    async sendWait(command, args, key, replicas, timeoutMs) {
+      const p = client.pipeline();
+      const cmd = new Command(command, args, { replyEncoding: 'utf8' });
+      cmd.getKeys = () => [key];
+      p.sendCommand(cmd);
+      p.sendCommand(new Command('WAIT', [String(replicas), String(timeoutMs)], { replyEncoding: 'utf8' }));
+      return unpipe(await p.exec());
+    },
   };
 }
 
@@ -71,6 +111,8 @@ function nodeRedisAdapter(client) {
     kind: 'node-redis',
     cluster: false,
     send: (command, args) => client.sendCommand(flat(command, args)),
+    sendWait: (command, args, key, replicas, timeoutMs) => nodeRedisPipe(client.multi()
+      .addCommand(flat(command, args)).addCommand(['WAIT', String(replicas), String(timeoutMs)])),
   };
 }
 
@@ -80,6 +122,9 @@ function nodeRedisClusterAdapter(client) {
     kind: 'node-redis-cluster',
     cluster: true,
     send: (command, args, key, readonly) => client.sendCommand(key, !!readonly, flat(command, args)),
+    // The pipeline goes to the node of `key` (its routing key): WAIT counts that node's replicas.
+    sendWait: (command, args, key, replicas, timeoutMs) => nodeRedisPipe(client.multi(key)
+      .addCommand(key, false, flat(command, args)).addCommand(key, false, ['WAIT', String(replicas), String(timeoutMs)])),
   };
 }
 
@@ -100,10 +145,21 @@ function adapt(client) {
   throw new TypeError('redis-rl: unsupported client (expected ioredis Redis/Cluster or a node-redis 5 client/cluster)');
 }
 
+// `wait` ({replicas, timeoutMs}, optional) on the writing methods: the call
+// and WAIT in one pipeline; the promise is then of [reply, acks].
+function sendMaybeWait(adapter, command, args, key, wait) {
+  if (!wait) return adapter.send(command, args, key, false);
+  if (typeof adapter.sendWait !== 'function') {
+    return Promise.reject(new TypeError(`redis-rl: the ${adapter.kind} adapter has no sendWait (durable)`));
+  }
+  return adapter.sendWait(command, args, key, wait.replicas, wait.timeoutMs);
+}
+
 class ModuleBackend {
   constructor(client) {
     this.adapter = adapt(client);
     this.name = 'module';
+    this.waits = true; // takes the `wait` argument (durable)
   }
 
   get cluster() {
@@ -111,8 +167,8 @@ class ModuleBackend {
   }
 
   // One limit's consuming (or REFUND) call: RL.GCRA key args...
-  check(limit, key, args) {
-    return this.adapter.send(limit.command, [key, args], key, false);
+  check(limit, key, args, wait) {
+    return sendMaybeWait(this.adapter, limit.command, [key, args], key, wait);
   }
 
   // RL.PEEK KIND key args...
@@ -121,19 +177,20 @@ class ModuleBackend {
   }
 
   // RL.ALL numkeys key... spec... [PEEK]; specs: arrays of arguments.
-  all(keys, specs, peek) {
+  all(keys, specs, peek, wait) {
     const args = [String(keys.length), ...keys];
     for (const s of specs) for (const a of s) args.push(a);
     if (peek) args.push('PEEK');
+    if (wait && !peek) return sendMaybeWait(this.adapter, 'RL.ALL', args, keys[0], wait);
     return this.adapter.send('RL.ALL', args, keys[0], !!peek);
   }
 
-  release(key, id) {
-    return this.adapter.send('RL.RELEASE', [key, String(id)], key, false);
+  release(key, id, wait) {
+    return sendMaybeWait(this.adapter, 'RL.RELEASE', [key, String(id)], key, wait);
   }
 
-  renew(key, id, leaseMs) {
-    return this.adapter.send('RL.RENEW', [key, String(id), String(leaseMs)], key, false);
+  renew(key, id, leaseMs, wait) {
+    return sendMaybeWait(this.adapter, 'RL.RENEW', [key, String(id), String(leaseMs)], key, wait);
   }
 }
 
@@ -191,6 +248,7 @@ class LuaBackend {
     this.checked = null; // the promise of the first version check (non-cluster: once per backend)
     this.loads = 0; // how many times this backend loaded the library
     this.checkedSlots = new Set(); // cluster: the hash slots whose master was checked
+    this.waits = true;
   }
 
   get cluster() {
@@ -231,20 +289,22 @@ class LuaBackend {
     return this.adapter.send('FUNCTION', ['LOAD', 'REPLACE', this.source], key, false);
   }
 
-  async fcall(command, args, key, readonly) {
+  async fcall(command, args, key, readonly, wait) {
     if (this.cluster || this.checked === null) await this.ready(key);
     else await this.checked;
+    const send = () => (wait ? sendMaybeWait(this.adapter, command, args, key, wait)
+      : this.adapter.send(command, args, key, readonly));
     try {
-      return await this.adapter.send(command, args, key, readonly);
+      return await send();
     } catch (err) {
       if (!FUNCTION_MISSING.test(errText(err))) throw err;
       await this.load(key); // gone since we checked: load it and send the call once more
-      return this.adapter.send(command, args, key, readonly);
+      return send();
     }
   }
 
-  check(limit, key, args) {
-    return this.fcall('FCALL', [LUA_FUNCTION[limit.kind], '1', key, args], key, false);
+  check(limit, key, args, wait) {
+    return this.fcall('FCALL', [LUA_FUNCTION[limit.kind], '1', key, args], key, false, wait);
   }
 
   peek(limit, key, args) {
@@ -252,19 +312,19 @@ class LuaBackend {
   }
 
   // rl_all is not flagged no-writes, so its PEEK form goes through FCALL too.
-  all(keys, specs, peek) {
+  all(keys, specs, peek, wait) {
     const args = ['rl_all', String(keys.length), ...keys];
     for (const s of specs) for (const a of s) args.push(a);
     if (peek) args.push('PEEK');
-    return this.fcall('FCALL', args, keys[0], false);
+    return this.fcall('FCALL', args, keys[0], false, peek ? undefined : wait);
   }
 
-  release(key, id) {
-    return this.fcall('FCALL', ['rl_release', '1', key, String(id)], key, false);
+  release(key, id, wait) {
+    return this.fcall('FCALL', ['rl_release', '1', key, String(id)], key, false, wait);
   }
 
-  renew(key, id, leaseMs) {
-    return this.fcall('FCALL', ['rl_renew', '1', key, String(id), String(leaseMs)], key, false);
+  renew(key, id, leaseMs, wait) {
+    return this.fcall('FCALL', ['rl_renew', '1', key, String(id), String(leaseMs)], key, false, wait);
   }
 }
 
@@ -285,6 +345,7 @@ class AutoBackend {
     this.module = new ModuleBackend(client);
     this.lua = new LuaBackend(this.module.adapter, opts);
     this.chosen = null;
+    this.waits = true;
   }
 
   get name() {

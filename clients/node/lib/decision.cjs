@@ -98,7 +98,7 @@ class Decision {
     this.name = policy ? policy.name : null;
     this.key = key;
     this.cost = cost;
-    this.source = source; // "redis" | "fail_open" | "fail_closed" | "local"
+    this.source = source; // "redis" | "fail_open" | "fail_closed" | "local" | "durable"
     this.error = error;
     this.policy = policy; // the Limit value this decision is about
     this.decisions = null; // checkAll: each check's own Decision, in order
@@ -113,7 +113,7 @@ class Decision {
   // (the service's capacity) or the fail-closed policy denies; else 429.
   get status() {
     if (this.allowed) return 200;
-    if (this.source === 'fail_closed') return 503;
+    if (this.source === 'fail_closed' || this.source === 'durable') return 503;
     if (this.never) return 413;
     const top = this.deniedBy ? this.deniedBy[0] : this;
     return top.policy && top.policy.isConcurrency ? 503 : 429;
@@ -131,7 +131,7 @@ class Decision {
   // when denied (and the request could ever be allowed).
   headers() {
     const h = {};
-    if (this.source === 'fail_closed') {
+    if (this.source === 'fail_closed' || this.source === 'durable') {
       h['Retry-After'] = String(Math.max(1, ceilS(this.retryAfterMs)));
       return h;
     }
@@ -157,7 +157,7 @@ class Decision {
   // retry_after_ms, retry_after_s?}; {allowed: true} when allowed.
   body() {
     if (this.allowed) return { allowed: true };
-    if (this.source === 'fail_closed') {
+    if (this.source === 'fail_closed' || this.source === 'durable') {
       return { error: 'rate_limiter_unavailable', limit: this.name, scope: this.name, retry_after_ms: this.retryAfterMs };
     }
     const top = this.deniedBy && this.deniedBy.length ? this.deniedBy[0] : this;

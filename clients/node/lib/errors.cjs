@@ -51,4 +51,17 @@ class ModuleNotLoadedError extends Error {
   }
 }
 
-module.exports = { RateLimited, CrossSlotError, RedisTimeoutError, LeaseLostError, ModuleNotLoadedError };
+// A write sent with the durable option was acknowledged by fewer replicas
+// than asked within the timeout (it did happen on the master; a failover may
+// lose it). acks, replicas; decision: the server's answer, when there is one.
+class NotDurableError extends Error {
+  constructor(acks, replicas, decision = null) {
+    super(`redis-rl: ${acks} of ${replicas} replica(s) acknowledged the write in time`);
+    this.name = 'NotDurableError';
+    this.acks = acks;
+    this.replicas = replicas;
+    this.decision = decision;
+  }
+}
+
+module.exports = { RateLimited, CrossSlotError, RedisTimeoutError, LeaseLostError, ModuleNotLoadedError, NotDurableError };

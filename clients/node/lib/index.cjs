@@ -37,6 +37,7 @@ module.exports = {
   RedisTimeoutError: errors.RedisTimeoutError,
   LeaseLostError: errors.LeaseLostError,
   ModuleNotLoadedError: errors.ModuleNotLoadedError,
+  NotDurableError: errors.NotDurableError,
   retry: retry.retry,
   RetryBudget: retry.RetryBudget,
   parseRetryAfter: retry.parseRetryAfter,

@@ -80,7 +80,7 @@ export declare class Concurrency extends Limit {
   readonly leaseMs: number;
 }
 
-export type Source = 'redis' | 'fail_open' | 'fail_closed' | 'local';
+export type Source = 'redis' | 'fail_open' | 'fail_closed' | 'local' | 'durable';
 
 export interface DecisionBody {
   error: 'rate_limited' | 'request_too_large' | 'concurrency_limited' | 'rate_limiter_unavailable';
@@ -138,6 +138,12 @@ export declare class Lease extends Decision {
   readonly released: boolean;
   /** Aborts when the lease is lost, or withLease is aborted or times out. */
   readonly signal: AbortSignal;
+  /** performance.now() ms: the last confirmed acquire/renewal send plus leaseMs. */
+  readonly validUntil: number;
+  /** A renewal failed (or was not acknowledged, with durable) and none confirmed since, or validUntil passed. */
+  readonly inDoubt: boolean;
+  readonly remainingMs: number;
+  readonly durable: DurableSpec | null;
   renew(): Promise<boolean>;
   /** RL.RELEASE once; idempotent. true if a live lease was ended. */
   release(): Promise<boolean>;
@@ -238,7 +244,17 @@ export interface Logger {
   error(...args: unknown[]): void;
 }
 
+/** The strict mode: WAIT replicas timeoutMs after every call that writes, in the same pipeline. */
+export interface DurableSpec {
+  readonly replicas: number;
+  readonly timeoutMs: number;
+}
+/** true: 1 replica, timeoutMs half the Limiter's; false/null: off. */
+export type DurableOption = boolean | null | { replicas?: number; timeoutMs?: number };
+
 export interface LimiterOptions {
+  /** Strict mode (default off): allowed decisions too few replicas acknowledged become denials (source "durable"). */
+  durable?: DurableOption;
   /** Prefix of every key (default "rl:"). */
   prefix?: string;
   /** Default failure policy (default "closed"). */
@@ -263,8 +279,9 @@ export interface AcquireOptions {
   id?: string;
   /** Renew the lease (RL.RENEW) every this many ms while held. */
   renewEveryMs?: number | null;
-  /** Called once if a renewal finds the lease gone. */
+  /** Called once if a renewal finds the lease gone, or (with the renewer) validUntil passes unconfirmed. */
   onLost?: ((lease: Lease) => void) | null;
+  durable?: DurableOption;
 }
 
 export interface WithLeaseOptions extends AcquireOptions {
@@ -278,13 +295,16 @@ export declare class Limiter {
   readonly prefix: string;
   readonly backend: Backend;
   readonly timeoutMs: number;
+  readonly durable: DurableSpec | null;
+  /** Writes too few replicas acknowledged in time (durable). */
+  readonly durableFailures: number;
   /** Activations of the failure policy. */
   readonly fallbacks: { total: number; open: number; closed: number; local: number };
   key(limit: Limit, identity: Identity, tag?: string): string;
-  check(limit: Limit, identity: Identity, opts?: number | { cost?: number; id?: string; tag?: string }): Promise<Decision>;
-  checkAll(checks: readonly Check[], opts?: { cost?: number; tag?: string; peek?: boolean }): Promise<Decision>;
+  check(limit: Limit, identity: Identity, opts?: number | { cost?: number; id?: string; tag?: string; durable?: DurableOption }): Promise<Decision>;
+  checkAll(checks: readonly Check[], opts?: { cost?: number; tag?: string; peek?: boolean; durable?: DurableOption }): Promise<Decision>;
   peek(limit: Limit, identity: Identity, opts?: number | { cost?: number; tag?: string }): Promise<Decision>;
-  refund(limit: Limit, identity: Identity, amount: number, opts?: { tag?: string }): Promise<Decision>;
+  refund(limit: Limit, identity: Identity, amount: number, opts?: { tag?: string; durable?: DurableOption }): Promise<Decision>;
   acquire(limit: Concurrency, identity: Identity, opts?: AcquireOptions): Promise<Lease | DeniedDecision>;
   withLease<T>(limit: Concurrency, identity: Identity, fn: (lease: Lease) => T | Promise<T>, opts?: WithLeaseOptions): Promise<T>;
   release(limit: Concurrency, identity: Identity, id: string, opts?: { tag?: string }): Promise<boolean>;
@@ -311,6 +331,12 @@ export declare class RedisTimeoutError extends Error {
 /** The server does not know the RL.* commands (the module is not loaded); never answered by a failure policy. */
 export declare class ModuleNotLoadedError extends Error {
   readonly cause: Error;
+}
+/** A write sent with durable was acknowledged by fewer replicas than asked (it did happen on the master). */
+export declare class NotDurableError extends Error {
+  readonly acks: number;
+  readonly replicas: number;
+  readonly decision: Decision | null;
 }
 export declare class LeaseLostError extends Error {
   readonly lease: Lease;

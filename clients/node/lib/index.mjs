@@ -25,6 +25,7 @@ export const {
   RedisTimeoutError,
   LeaseLostError,
   ModuleNotLoadedError,
+  NotDurableError,
   retry,
   RetryBudget,
   parseRetryAfter,

@@ -6,7 +6,7 @@ const { Decision, parseAllReply, combine } = require('./decision.cjs');
 const { makeBackend } = require('./backend.cjs');
 const { keySlot } = require('./crc16.cjs');
 const { Limit, Local, checkPolicy } = require('./limits.cjs');
-const { RateLimited, CrossSlotError, RedisTimeoutError, LeaseLostError, ModuleNotLoadedError } = require('./errors.cjs');
+const { RateLimited, CrossSlotError, RedisTimeoutError, LeaseLostError, ModuleNotLoadedError, NotDurableError } = require('./errors.cjs');
 
 const DEFAULT_TIMEOUT_MS = 100;
 const LOCAL_MAX_KEYS = 10000; // in-process stand-ins kept per limit under the Local policy
@@ -109,13 +109,31 @@ function checkLimit(limit) {
   return limit;
 }
 
+// The durable option: true, {replicas = 1, timeoutMs}, or null/false (off).
+// timeoutMs defaults to half the Limiter's timeoutMs (50 ms with none) and
+// must be below it: the decision and WAIT share one deadline.
+function resolveDurable(value, limiterTimeoutMs) {
+  if (value === undefined || value === null || value === false) return null;
+  const v = value === true ? {} : value;
+  if (typeof v !== 'object') throw new TypeError('durable must be true, false, null or {replicas, timeoutMs}');
+  const replicas = v.replicas ?? 1;
+  if (!Number.isSafeInteger(replicas) || replicas < 1) throw new RangeError('durable.replicas must be an integer of at least 1');
+  let timeoutMs = v.timeoutMs ?? Math.max(1, Math.floor((limiterTimeoutMs || DEFAULT_TIMEOUT_MS) / 2));
+  if (!Number.isSafeInteger(timeoutMs) || timeoutMs < 1) throw new RangeError('durable.timeoutMs must be a positive integer');
+  if (limiterTimeoutMs && timeoutMs >= limiterTimeoutMs) {
+    throw new RangeError(`durable.timeoutMs (${timeoutMs}) must be below the Limiter's timeoutMs (${limiterTimeoutMs}): `
+      + 'the WAIT would always end as a timeout');
+  }
+  return Object.freeze({ replicas, timeoutMs });
+}
+
 const hrNow = () => process.hrtime.bigint();
 const secondsSince = (t0) => Number(process.hrtime.bigint() - t0) / 1e9;
 
 class Limiter {
   constructor(client, opts = {}) {
     const { prefix = 'rl:', onError = 'closed', timeoutMs = DEFAULT_TIMEOUT_MS, metrics = null, backend, onFallback = null,
-      logger = console } = opts;
+      logger = console, durable = null } = opts;
     if (typeof prefix !== 'string') throw new TypeError('prefix must be a string');
     if (timeoutMs !== null && timeoutMs !== 0 && !(Number.isFinite(timeoutMs) && timeoutMs > 0)) {
       throw new RangeError('timeoutMs must be a positive number (or 0/null: no timeout)');
@@ -133,6 +151,57 @@ class Limiter {
     this.fallbacks = { total: 0, open: 0, closed: 0, local: 0 };
     this.degraded = false; // Redis failing now (logged once per outage)
     this.locals = new Map(); // Limit -> Map(key -> local stand-in)
+    // The strict mode: after each call that writes, WAIT in the same pipeline.
+    this.durable = resolveDurable(durable, this.timeoutMs);
+    if (this.durable && !this.backend.waits) throw new TypeError('redis-rl: durable needs a backend that takes `wait` (module, lua, auto)');
+    this.durableFailures = 0; // writes too few replicas acknowledged in time
+    this.undurable = false; // logged once per streak
+  }
+
+  // A call's durable option (undefined: the Limiter's) -> {replicas, timeoutMs} or null.
+  pickDurable(v) {
+    if (v === undefined) return this.durable;
+    const d = resolveDurable(v, this.timeoutMs);
+    if (d && !this.backend.waits) throw new TypeError('redis-rl: durable needs a backend that takes `wait` (module, lua, auto)');
+    return d;
+  }
+
+  // true when enough replicas acknowledged; else counted and logged (once per streak).
+  acked(acks, dur, name) {
+    if (acks >= dur.replicas) {
+      if (this.undurable) {
+        this.undurable = false;
+        if (this.logger) this.logger.warn('redis-rl: replicas acknowledge writes again');
+      }
+      return true;
+    }
+    this.durableFailures++;
+    if (!this.undurable) {
+      this.undurable = true;
+      if (this.logger) this.logger.warn(`redis-rl: "${name}": ${acks} of ${dur.replicas} replica(s) acknowledged within ${dur.timeoutMs} ms; denied (durable)`);
+    }
+    return false;
+  }
+
+  // An allowed decision whose write was not acknowledged: a denial (503,
+  // Retry-After 1), source "durable", error NotDurableError (its .decision:
+  // the server's answer). The units stay consumed on the master.
+  notDurable(d, acks, dur) {
+    const err = new NotDurableError(acks, dur.replicas, d);
+    const mk = (x) => new Decision({ allowed: false, limit: x.limit, remaining: 0, retryAfterMs: 1000, resetAfterMs: x.resetAfterMs },
+      x.policy, x.key, x.cost, 'durable', err);
+    const out = mk(d);
+    if (d.decisions) {
+      out.decisions = d.decisions.map(mk);
+      out.deniedBy = out.decisions;
+    }
+    // Leases the write took: released, best effort, once, without WAIT.
+    for (const x of d.decisions || [d]) {
+      if (x.lease != null && x.policy && x.policy.isConcurrency) {
+        this.call(this.backend.release(x.key, x.lease)).catch(() => {});
+      }
+    }
+    return out;
   }
 
   key(limit, identity, tag) {
@@ -153,22 +222,28 @@ class Limiter {
     let cost = 1;
     let tag;
     let id;
+    let durable;
+    let mode;
     if (opts !== undefined) {
       if (typeof opts === 'number') cost = opts;
-      else ({ cost = 1, tag, id } = opts);
+      else ({ cost = 1, tag, id, durable, mode } = opts);
     }
     if (!(limit instanceof Limit)) checkLimit(limit);
     if (cost !== 1) checkCost(cost);
     const key = limit.keyFor(this.prefix, identity, tag);
     const args = limit.isConcurrency ? limit.args(cost, id) : limit.args(cost);
+    const dur = durable === undefined ? this.durable : this.pickDurable(durable);
     const t0 = this.metrics ? hrNow() : 0n;
     let raw;
+    let acks = 0;
     try {
-      raw = await this.call(this.backend.check(limit, key, args));
+      if (dur && cost > 0) [raw, acks] = await this.call(this.backend.check(limit, key, args, dur));
+      else raw = await this.call(this.backend.check(limit, key, args));
     } catch (err) {
-      return this.failed(limit, key, cost, err, t0, 'consume');
+      return this.failed(limit, key, cost, err, t0, mode || 'consume');
     }
-    const d = Decision.fromReply(raw, limit, key, cost);
+    let d = Decision.fromReply(raw, limit, key, cost);
+    if (dur && cost > 0 && d.allowed && !this.acked(acks, dur, limit.name)) d = this.notDurable(d, acks, dur);
     if (this.degraded) this.recovered();
     if (this.metrics) this.metrics.onDecision(limit.name, d, secondsSince(t0));
     return d;
@@ -190,16 +265,22 @@ class Limiter {
     if (limit.isConcurrency) throw new TypeError('a Concurrency limit has no refund: release the lease');
     checkCost(amount, 1);
     const key = limit.keyFor(this.prefix, identity, opts && opts.tag);
+    const dur = this.pickDurable(opts ? opts.durable : undefined);
     const t0 = this.metrics ? hrNow() : 0n;
     let raw;
+    let acks = 0;
     try {
-      raw = await this.call(this.backend.check(limit, key, [...limit.base, 'REFUND', String(amount)]));
+      const args = [...limit.base, 'REFUND', String(amount)];
+      if (dur) [raw, acks] = await this.call(this.backend.check(limit, key, args, dur));
+      else raw = await this.call(this.backend.check(limit, key, args));
     } catch (err) {
       // No failure policy: a refund that did not happen must not look done.
       if (this.metrics && this.metrics.onError) this.metrics.onError(limit.name, err);
       throw raised(err);
     }
     const d = Decision.fromReply(raw, limit, key, 0);
+    // Done on the master, not acknowledged: a failover may undo it (stricter, never looser).
+    if (dur && !this.acked(acks, dur, limit.name)) throw new NotDurableError(acks, dur.replicas, d);
     if (this.metrics) this.metrics.onDecision(limit.name, d, secondsSince(t0));
     return d;
   }
@@ -223,7 +304,7 @@ class Limiter {
   // checks: [[limit, identity], [limit, identity, cost], ...] or
   // [{limit, identity, cost}, ...]. One RL.ALL: all or nothing.
   async checkAll(checks, opts = {}) {
-    const { cost = 1, tag, peek = false } = opts;
+    const { cost = 1, tag, peek = false, durable } = opts;
     if (!Array.isArray(checks) || checks.length === 0) throw new TypeError('checkAll needs a non-empty array of checks');
     if (tag !== undefined && (typeof tag !== 'string' || !tag || /[{}]/.test(tag))) {
       throw new TypeError('tag must be a non-empty string without { or }');
@@ -250,14 +331,18 @@ class Limiter {
       if (c.limit.isConcurrency && c.id != null) s.push('ID', String(c.id));
       return s;
     });
+    const dur = peek || !norm.some((c) => c.cost > 0) ? null : this.pickDurable(durable);
     const t0 = this.metrics ? hrNow() : 0n;
     let raw;
+    let acks = 0;
     try {
-      raw = await this.call(this.backend.all(keys, specs, peek));
+      if (dur) [raw, acks] = await this.call(this.backend.all(keys, specs, false, dur));
+      else raw = await this.call(this.backend.all(keys, specs, peek));
     } catch (err) {
       return this.failedAll(norm, keys, err, t0, peek);
     }
-    const d = combine(parseAllReply(raw), norm, keys);
+    let d = combine(parseAllReply(raw), norm, keys);
+    if (dur && d.allowed && !this.acked(acks, dur, d.name)) d = this.notDurable(d, acks, dur);
     if (this.degraded) this.recovered();
     if (this.metrics) {
       const s = secondsSince(t0);
@@ -413,7 +498,15 @@ class Limiter {
     checkCost(cost, 1);
     const id = opts.id ?? randomUUID();
     const key = limit.keyFor(this.prefix, identity, undefined);
-    const d = await this.run(limit, key, cost, () => this.backend.check(limit, key, limit.args(cost, id)), 'hold');
+    const dur = this.pickDurable(opts.durable);
+    const sent = performance.now();
+    let d;
+    if (dur) {
+      d = await this.check(limit, identity, { cost, id, durable: dur, mode: 'hold' });
+      if (d.source === 'redis' && d.allowed && d.lease === null) d.lease = String(id);
+    } else {
+      d = await this.run(limit, key, cost, () => this.backend.check(limit, key, limit.args(cost, id)), 'hold');
+    }
     // A timed-out acquire may still have been applied: release its id, once.
     if (d.error instanceof RedisTimeoutError) this.call(this.backend.release(key, id)).catch(() => {});
     if (!d.allowed) return d;
@@ -422,7 +515,7 @@ class Limiter {
     } else {
       d.lease = null; // not in Redis: nothing to release there (a local slot is given back)
     }
-    return new Lease(this, d, id, { renewEveryMs, onLost });
+    return new Lease(this, d, id, { renewEveryMs, onLost, durable: dur, sent });
   }
 
   // Runs fn(lease) holding a lease, and releases it on every exit path: return,
@@ -493,8 +586,16 @@ class Limiter {
   }
 }
 
+// A held lease. validUntil (performance.now() ms): when the acquire or the
+// last confirmed renewal was sent, plus leaseMs: the lease cannot be live past
+// it unless a renewal confirms it. inDoubt: a renewal failed (an error, or too
+// few replicas acknowledged with durable) and none confirmed since, or
+// validUntil passed: the slot may be someone else's now; stop the guarded
+// work until inDoubt is false again. With the renewer on, passing validUntil
+// without a confirmed renewal marks the lease lost (onLost, lease.signal
+// aborts) at that moment, even while a renewal hangs.
 class Lease extends Decision {
-  constructor(limiter, d, id, { renewEveryMs, onLost }) {
+  constructor(limiter, d, id, { renewEveryMs, onLost, durable = null, sent = performance.now() }) {
     super(d, d.policy, d.key, d.cost, d.source, d.error);
     this.id = String(id);
     this.lost = false;
@@ -508,38 +609,88 @@ class Lease extends Decision {
     this.releasing = null;
     this.renewErrorLogged = false;
     this.timer = null;
+    this.deadline = null;
+    this.durable = durable; // {replicas, timeoutMs} of the acquire, renewals and release, or null
+    this.validUntil = sent + this.policy.leaseMs;
+    this.doubt = false;
     if (renewEveryMs && this.source === 'redis') {
       this.timer = setInterval(() => this.renew().catch(() => {}), renewEveryMs);
       if (this.timer.unref) this.timer.unref();
+      this.armDeadline();
     }
+  }
+
+  get inDoubt() {
+    if (this.lost || this.released || this.source !== 'redis') return false;
+    return this.doubt || performance.now() >= this.validUntil;
+  }
+
+  get remainingMs() {
+    return Math.max(0, Math.floor(this.validUntil - performance.now()));
+  }
+
+  armDeadline() {
+    if (this.deadline) clearTimeout(this.deadline);
+    this.deadline = setTimeout(() => {
+      this.deadline = null;
+      if (this.released || this.lost) return;
+      if (performance.now() >= this.validUntil) this.markLost('validUntil passed without a confirmed renewal');
+      else this.armDeadline();
+    }, Math.max(0, this.validUntil - performance.now()) + 1);
+    if (this.deadline.unref) this.deadline.unref();
   }
 
   abort(reason) {
     if (!this.signal.aborted) this.controller.abort(reason);
   }
 
-  // RL.RENEW: true if the lease is still live. Answering 0 marks it lost.
+  // RL.RENEW: true if the lease is still live. Answering 0 marks it lost, and
+  // so does a renewal after validUntil (a lease past its deadline stays lost).
+  // An error (with durable, too few acknowledgements: NotDurableError) rejects
+  // and leaves the lease in doubt.
   async renew() {
     if (this.released || this.lost || this.source !== 'redis') return !this.lost && !this.released;
+    const sent = performance.now();
+    if (sent >= this.validUntil) {
+      this.markLost('validUntil passed without a confirmed renewal');
+      return false;
+    }
+    const l = this.limiter;
+    const dur = this.durable;
     let ok;
     try {
-      ok = Number(await this.limiter.call(this.limiter.backend.renew(this.key, this.id, this.policy.leaseMs))) === 1;
+      if (dur) {
+        const [n, acks] = await l.call(l.backend.renew(this.key, this.id, this.policy.leaseMs, dur));
+        ok = Number(n) === 1;
+        if (ok && !l.acked(acks, dur, this.name)) throw new NotDurableError(acks, dur.replicas);
+      } else {
+        ok = Number(await l.call(l.backend.renew(this.key, this.id, this.policy.leaseMs))) === 1;
+      }
     } catch (err) {
+      this.doubt = true;
       // Logged once per lease; the renewer keeps trying (a renewal is idempotent).
-      if (!this.renewErrorLogged && this.limiter.logger) {
+      if (!this.renewErrorLogged && l.logger) {
         this.renewErrorLogged = true;
-        this.limiter.logger.warn(`redis-rl: renewing lease on "${this.name}" failed: ${err.message}`);
+        l.logger.warn(`redis-rl: renewing lease on "${this.name}" failed: ${err.message}; in doubt until a renewal confirms it`);
       }
       throw err;
     }
-    if (!ok && !this.released) this.markLost();
+    if (ok) {
+      if (this.lost) return false;
+      this.validUntil = Math.max(this.validUntil, sent + this.policy.leaseMs);
+      this.doubt = false;
+      if (this.deadline) this.armDeadline();
+    } else if (!this.released) {
+      this.markLost();
+    }
     return ok;
   }
 
-  markLost() {
+  markLost(why = 'RL.RENEW answered 0') {
     if (this.lost) return;
     this.lost = true;
     this.stopTimer();
+    if (this.limiter.logger) this.limiter.logger.warn(`redis-rl: lease on "${this.name}" lost (${why})`);
     const err = new LeaseLostError(this);
     this.abort(err);
     for (const h of this.lostHandlers) h(err);
@@ -555,11 +706,15 @@ class Lease extends Decision {
   stopTimer() {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
+    if (this.deadline) clearTimeout(this.deadline);
+    this.deadline = null;
   }
 
   // Ends the lease: RL.RELEASE once (idempotent: later calls answer the same
   // promise). Resolves true if a live lease was ended. A release that fails
-  // is logged once and not retried (the lease expires by itself).
+  // is logged once and not retried (the lease expires by itself). With
+  // durable, WAIT follows; a release not acknowledged only leaves a ghost
+  // lease (fewer holders, never more), so it still counts as done.
   release() {
     if (this.releasing) return this.releasing;
     this.released = true;
@@ -570,7 +725,10 @@ class Lease extends Decision {
       return this.releasing;
     }
     const l = this.limiter;
-    this.releasing = l.call(l.backend.release(this.key, this.id)).then(
+    const p = this.durable
+      ? l.call(l.backend.release(this.key, this.id, this.durable)).then(([n]) => n)
+      : l.call(l.backend.release(this.key, this.id));
+    this.releasing = p.then(
       (n) => Number(n) === 1,
       (err) => {
         if (l.logger) l.logger.warn(`redis-rl: releasing lease on "${this.name}" failed (${err.message}); it expires in at most ${this.policy.leaseMs} ms`);
@@ -611,6 +769,10 @@ class Reservation {
       return l.check(limit, identity, d.remaining); // drain what is left
     };
     this.settled = work().catch((err) => {
+      if (err instanceof NotDurableError) { // done on the master, not acknowledged: never retried
+        if (l.logger) l.logger.warn(`redis-rl: settling a reservation on "${limit.name}": ${err.message}`);
+        return err.decision;
+      }
       if (l.logger) l.logger.warn(`redis-rl: settling a reservation on "${limit.name}" failed (${err.message}); not retried`);
       return null;
     });
@@ -618,4 +780,4 @@ class Reservation {
   }
 }
 
-module.exports = { Limiter, Lease, Reservation, isUnavailable, DEFAULT_TIMEOUT_MS };
+module.exports = { Limiter, Lease, Reservation, isUnavailable, resolveDurable, DEFAULT_TIMEOUT_MS };

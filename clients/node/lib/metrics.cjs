@@ -3,7 +3,7 @@
 //   onDecision(name, decision, latencySeconds)  every decision (also a fallback's)
 //   onError(name, err)                          an error raised to the caller
 //   onFallback(name, policy, err)               the failure policy answered
-// `result` of a decision for counters: allowed | denied | fail_open | fail_closed | local.
+// `result` of a decision for counters: allowed | denied | fail_open | fail_closed | local | durable.
 
 function resultOf(d) {
   if (d.source === 'redis') return d.allowed ? 'allowed' : 'denied';

@@ -1,6 +1,6 @@
 'use strict';
 // prom-client adapter: new PrometheusMetrics({registry}) as the Limiter's metrics.
-//   redis_rl_decisions_total{limit,result="allowed|denied|error|fail_open|fail_closed|local"}
+//   redis_rl_decisions_total{limit,result="allowed|denied|error|fail_open|fail_closed|local|durable"}
 //   redis_rl_decision_seconds{limit}        histogram of a decision's latency
 //   redis_rl_fallbacks_total{limit,policy}  failure policy activations
 

@@ -5,8 +5,13 @@ that every call is allowed. Rounds alternate raw and library calls, and the
 median round is reported, so drift on a shared machine hits both alike.
 
     python3 bench/overhead.py --url redis://127.0.0.1:6379 [--n 20000] [--rounds 7]
+    python3 bench/overhead.py --durable [--n 2000]
 
 Without --url it starts a server itself (REDIS_SERVER, REDIS_RL_MODULE).
+--durable: the cost of durable= (the decision and WAIT 1 in one pipeline):
+starts a master and one replica on loopback (or takes --url, a master with
+a replica) and times check() against check(durable=True) one by one,
+interleaved: median and p99 per call, in ms.
 """
 
 from __future__ import annotations
@@ -24,7 +29,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "src"))
 sys.path.insert(0, os.path.join(HERE, "..", "tests"))
 
-from redis_rl import Gcra, Limiter, Slide  # noqa: E402
+from redis_rl import Concurrency, Durable, Gcra, Limiter, Slide  # noqa: E402
 
 
 def per_call_us(fn: Callable[[], Any], n: int) -> float:
@@ -76,12 +81,77 @@ class Canned:
         return self.reply
 
 
+def durable_cost(url: str, n: int) -> None:
+    """check() vs check(durable=...) and acquire+release with and without, interleaved, per call."""
+    r = redis.Redis.from_url(url)
+    lim = Limiter(r, timeout_ms=1_000)
+    strict = Durable(1, 500)
+    g = Gcra(1_000_000_000, 1_000, name="bench-durable")
+    c = Concurrency(100_000, 60_000, name="bench-lease")
+    print(f"redis-py {redis.__version__}, Python {sys.version.split()[0]}, {n} calls each, one connection; "
+          f"replicas: {r.info('replication').get('connected_slaves')}")
+
+    def lease_cycle(durable: Any) -> None:
+        lease = lim.acquire(c, "u", durable=durable)
+        lease.release()
+
+    pairs = [("check()", lambda: lim.check(g, "u", durable=False), lambda: lim.check(g, "u", durable=strict)),
+             ("acquire()+release()", lambda: lease_cycle(False), lambda: lease_cycle(strict))]
+    for name, plain, durable in pairs:
+        for _ in range(max(1, n // 10)):
+            plain()
+            durable()
+        a: List[int] = []
+        b: List[int] = []
+        clock = time.perf_counter_ns
+        for _ in range(n):
+            t0 = clock()
+            plain()
+            t1 = clock()
+            durable()
+            t2 = clock()
+            a.append(t1 - t0)
+            b.append(t2 - t1)
+        a.sort()
+        b.sort()
+        q = lambda xs, f: xs[min(len(xs) - 1, int(len(xs) * f))] / 1e6  # noqa: E731
+        print(f"{name:<22} plain: median {q(a, 0.5):.3f} ms, p99 {q(a, 0.99):.3f} ms | durable (WAIT 1): median "
+              f"{q(b, 0.5):.3f} ms, p99 {q(b, 0.99):.3f} ms | +{q(b, 0.5) - q(a, 0.5):.3f} ms median")
+    assert lim.durable_failures == 0, f"{lim.durable_failures} calls were not acknowledged"
+    lim.close()
+    r.close()
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--url")
     ap.add_argument("--n", type=int, default=20_000)
     ap.add_argument("--rounds", type=int, default=7)
+    ap.add_argument("--durable", action="store_true", help="measure durable= (starts a master and a replica)")
     args = ap.parse_args()
+    if args.durable:
+        servers = []
+        url = args.url
+        try:
+            if url is None:
+                from redis_server import RedisServer
+                master = RedisServer()
+                servers.append(master)
+                replica = RedisServer(extra=["--replicaof", "127.0.0.1", str(master.port)])
+                servers.append(replica)
+                rc = redis.Redis(port=replica.port, decode_responses=True)
+                deadline = time.monotonic() + 10
+                while rc.info("replication").get("master_link_status") != "up":
+                    if time.monotonic() > deadline:
+                        raise RuntimeError("the replica did not connect")
+                    time.sleep(0.05)
+                rc.close()
+                url = master.url
+            durable_cost(url, args.n if args.n != 20_000 else 2_000)
+        finally:
+            for srv in servers:
+                srv.stop()
+        return
     server = None
     url = args.url
     if url is None:

@@ -13,7 +13,7 @@ from redis.cluster import RedisCluster
 from redis.crc import key_slot
 
 from conftest import run
-from redis_rl import AsyncLimiter, Concurrency, CrossSlotError, Gcra, Limiter, Slide, TokenBucket
+from redis_rl import AsyncLimiter, Concurrency, CrossSlotError, Durable, Gcra, Limiter, Slide, TokenBucket
 from redis_rl.backend import library_version
 from redis_server import RedisServer
 
@@ -166,3 +166,46 @@ def test_cluster_lua_backend_async(cluster: List[RedisServer]) -> None:
     run(main())
     for n in cluster:
         assert redis.Redis(port=n.port).function_list() != []
+
+
+def test_cluster_durable_waits_on_the_keys_node(cluster: List[RedisServer]) -> None:
+    """durable= on RedisCluster: the decision and WAIT go to the key's node in one pipeline.
+    No node has a replica here: WAIT answers 0, so allowed decisions turn into durable denials."""
+    rc = RedisCluster(host="127.0.0.1", port=cluster[0].port)
+    rc.flushall()
+    nodes = [redis.Redis(port=n.port, decode_responses=True) for n in cluster]
+    for c in nodes:
+        c.config_resetstat()
+    lim = Limiter(rc, durable=Durable(1, 10))
+    g = Gcra(10, 60_000, name="g")
+    keys = {}
+    for who in ("a", "b", "c", "d", "e", "f"):
+        d = lim.check(g, who)
+        assert (d.allowed, d.source) == (False, "durable")
+        keys[who] = lim.key(g, who)
+    for c in nodes:
+        wait = int(c.info("commandstats").get("cmdstat_wait", {}).get("calls", 0))
+        owned = [k for k in keys.values() if c.execute_command("CLUSTER", "KEYSLOT", k) in
+                 _slots_of(c)]
+        assert wait == len(owned)  # every WAIT on the node that ran the decision
+    assert lim.check_all([(g, "x"), (Slide(5, 1_000, name="s"), "x")], tag="x").source == "durable"
+    assert Limiter(rc, durable=Durable(1, 10)).check(g, "x", durable=False).allowed
+    for c in nodes:
+        c.close()
+    rc.close()
+
+
+def _slots_of(c: redis.Redis) -> range:
+    me = [line for line in c.execute_command("CLUSTER", "NODES").splitlines() if "myself" in line][0]
+    lo, hi = me.split()[8].split("-")
+    return range(int(lo), int(hi) + 1)
+
+
+def test_async_cluster_durable_is_refused(cluster: List[RedisServer]) -> None:
+    async def main() -> None:
+        rc = AsyncRedisCluster(host="127.0.0.1", port=cluster[0].port)
+        with pytest.raises(TypeError):
+            AsyncLimiter(rc, durable=True)
+        await rc.aclose()
+
+    run(main())

@@ -2,8 +2,9 @@
 
 from .aio import AsyncLease, AsyncLimiter, AsyncReservation
 from .backend import AutoBackend, Backend, LuaBackend, ModuleBackend
+from .core import Durable
 from .decision import Decision
-from .errors import CrossSlotError, ModuleNotLoadedError, RateLimited, RedisRLError
+from .errors import CrossSlotError, ModuleNotLoadedError, NotDurableError, RateLimited, RedisRLError
 from .limiter import Lease, Limiter, Reservation
 from .limits import FAIL_CLOSED, FAIL_OPEN, Concurrency, Gcra, Limit, Local, Log, Quota, Slide, TokenBucket
 from .metrics import Metrics
@@ -13,7 +14,8 @@ __version__ = "0.2.0"
 
 __all__ = [
     "AsyncLease", "AsyncLimiter", "AsyncReservation", "AutoBackend", "Backend", "Concurrency", "CrossSlotError", "Decision",
+    "Durable",
     "FAIL_CLOSED", "FAIL_OPEN", "Gcra", "Lease", "Limit", "Limiter", "Local", "Log", "LuaBackend", "Metrics", "ModuleBackend",
-    "ModuleNotLoadedError", "Quota", "RateLimited", "RedisRLError", "Reservation", "RetryBudget", "Slide",
+    "ModuleNotLoadedError", "NotDurableError", "Quota", "RateLimited", "RedisRLError", "Reservation", "RetryBudget", "Slide",
     "TokenBucket", "async_retry", "parse_retry_after", "retry", "__version__",
 ]

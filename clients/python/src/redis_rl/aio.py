@@ -12,9 +12,9 @@ from typing import Any, Awaitable, Callable, Generator, Iterable, Optional, Type
 from redis.exceptions import ResponseError, SlotNotCoveredError
 
 from .backend import Backend, LuaBackend, adapt, is_function_missing, prepare
-from .core import DEFAULT_TIMEOUT_MS, Check, Core, FallbackHook, Identity, check_cost
-from .decision import SOURCE_LOCAL, SOURCE_REDIS, Decision, single
-from .errors import RateLimited
+from .core import DEFAULT_TIMEOUT_MS, Check, Core, Durable, DurableOption, FallbackHook, Identity, check_cost
+from .decision import SOURCE_DURABLE, SOURCE_LOCAL, SOURCE_REDIS, Decision, single
+from .errors import NotDurableError, RateLimited
 from .limits import FAIL_CLOSED, Concurrency, Limit, OnError
 from .metrics import Metrics
 
@@ -40,9 +40,11 @@ class AsyncLimiter:
         on_fallback: Optional[FallbackHook] = None,
         cluster: Optional[bool] = None,
         clock: Callable[[], int] = time.monotonic_ns,
+        durable: DurableOption = None,
     ) -> None:
         self._core = Core(client, prefix=prefix, on_error=on_error, timeout_ms=timeout_ms, metrics=metrics,
-                          backend=backend, on_fallback=on_fallback, cluster=cluster, clock=clock, async_=True)
+                          backend=backend, on_fallback=on_fallback, cluster=cluster, clock=clock, async_=True,
+                          durable=durable)
         self.client = self._core.client
         self._route = self._core.route
         self._cluster_ready = False
@@ -90,6 +92,46 @@ class AsyncLimiter:
                 raise
             core.backend.ready = False  # see Limiter._call
             return await self._send(adapt(args, await self.prepare()), key)
+
+    @property
+    def durable(self) -> Optional[Durable]:
+        return self._core.durable
+
+    @property
+    def durable_failures(self) -> int:
+        return self._core.durable_failures
+
+    async def _call_wait(self, args: Any, key: str, dur: Durable) -> "tuple[Any, int]":
+        """As Limiter._call_wait: the command and WAIT in one pipeline (one round trip)."""
+        core = self._core
+        if not core.backend.ready:
+            args = adapt(args, await self.prepare())
+        try:
+            return await self._send_wait(args, dur)
+        except ResponseError as exc:
+            if not (is_function_missing(exc) and isinstance(core.backend, LuaBackend)):
+                raise
+            core.backend.ready = False
+            return await self._send_wait(adapt(args, await self.prepare()), dur)
+
+    async def _send_wait(self, args: Any, dur: Durable) -> "tuple[Any, int]":
+        pipe = self.client.pipeline(transaction=False)
+        pipe.execute_command(*args)
+        pipe.execute_command("WAIT", dur.replicas, dur.timeout_ms)
+        reply, acks = await pipe.execute(raise_on_error=False)
+        if isinstance(reply, BaseException):
+            raise reply
+        if isinstance(acks, BaseException):
+            raise acks
+        return reply, int(acks)
+
+    async def _drop_leases(self, d: Decision) -> None:
+        orig = getattr(d.error, "decision", None) if d.source == SOURCE_DURABLE else None
+        if orig is None:
+            return
+        for s in orig.decisions:
+            if s.lease is not None and isinstance(s.rule, Concurrency):
+                await self._release_quietly(s.key, s.lease)
 
     async def prepare(self) -> Backend:
         """As Limiter.prepare: probe for the module (auto) and load the library when missing or older."""
@@ -139,23 +181,45 @@ class AsyncLimiter:
             return await self.client.execute_command(*args, target_nodes=node)
         return await self.client.execute_command(*args)
 
-    async def check(self, limit: Limit, identity: Identity, cost: int = 1, *, tag: Optional[str] = None) -> Decision:
+    async def check(self, limit: Limit, identity: Identity, cost: int = 1, *, tag: Optional[str] = None,
+                    durable: DurableOption = None) -> Decision:
         core = self._core
         key = core.key(limit, identity, tag)
         if cost != 1:
             check_cost(cost)
         args = core.backend.check(limit, key, cost)
+        dur = core.durable if durable is None else core.pick(durable, None)
         t0 = time.perf_counter()
+        if dur is not None and cost:
+            try:
+                reply, acks = await self._call_wait(args, key, dur)
+            except Exception as exc:
+                return core.failure(exc, [(limit, key, cost)], t0)
+            d = core.finish_single(reply, limit, key, cost, t0, acks, dur)
+            if d.source == SOURCE_DURABLE:
+                await self._drop_leases(d)
+            return d
         try:
             reply = await self._call(args, key)
         except Exception as exc:
             return core.failure(exc, [(limit, key, cost)], t0)
         return core.finish_single(reply, limit, key, cost, t0)
 
-    async def check_all(self, checks: Iterable[Check], cost: int = 1, *, tag: Optional[str] = None) -> Decision:
+    async def check_all(self, checks: Iterable[Check], cost: int = 1, *, tag: Optional[str] = None,
+                        durable: DurableOption = None) -> Decision:
         core = self._core
         items, args = core.plan_all(checks, check_cost(cost), tag)
+        dur = core.durable if durable is None else core.pick(durable, None)
         t0 = time.perf_counter()
+        if dur is not None and any(item[2] for item in items):
+            try:
+                reply, acks = await self._call_wait(args, items[0][1], dur)
+            except Exception as exc:
+                return core.failure(exc, items, t0)
+            d = core.finish_all(reply, items, t0, acks, dur)
+            if d.source == SOURCE_DURABLE:
+                await self._drop_leases(d)
+            return d
         try:
             reply = await self._call(args, items[0][1])
         except Exception as exc:
@@ -173,14 +237,23 @@ class AsyncLimiter:
             return core.failure(exc, [(limit, key, cost)], t0, peek=True)
         return core.finish_single(reply, limit, key, cost, t0)
 
-    async def refund(self, limit: Limit, identity: Identity, amount: int, *, tag: Optional[str] = None) -> Decision:
-        return await self._refund_key(limit, self._core.key(limit, identity, tag), amount)
+    async def refund(self, limit: Limit, identity: Identity, amount: int, *, tag: Optional[str] = None,
+                     durable: DurableOption = None) -> Decision:
+        return await self._refund_key(limit, self._core.key(limit, identity, tag), amount, durable)
 
-    async def _refund_key(self, limit: Limit, key: str, amount: int) -> Decision:
+    async def _refund_key(self, limit: Limit, key: str, amount: int, durable: DurableOption = None) -> Decision:
         if isinstance(amount, bool) or not isinstance(amount, int) or not 1 <= amount <= 2**32 - 1:
             raise ValueError("refund amount must be an int from 1 to 4294967295")
-        reply = await self._call(self._core.backend.refund(limit, key, amount), key)
-        return single(reply, limit, key, 0)
+        core = self._core
+        args = core.backend.refund(limit, key, amount)
+        dur = core.durable if durable is None else core.pick(durable, None)
+        if dur is None:
+            return single(await self._call(args, key), limit, key, 0)
+        reply, acks = await self._call_wait(args, key, dur)
+        d = single(reply, limit, key, 0)
+        if not core.acked(acks, dur, limit.name):
+            raise NotDurableError(acks, dur.replicas, d)
+        return d
 
     async def refund_all(self, checks: Iterable[Check], amount: int = 1, *, tag: Optional[str] = None) -> Decision:
         """As Limiter.refund_all: one RL.ALL with REFUND per limit, never retried."""
@@ -189,7 +262,7 @@ class AsyncLimiter:
 
     def leases(self, decision: Decision) -> "list[AsyncLease]":
         """As Limiter.leases: the leases a check_all decision holds, each released on its own."""
-        return [AsyncLease(self, d.rule, d.key, d, d.lease) for d in decision.decisions
+        return [AsyncLease(self, d.rule, d.key, d, d.lease, durable=self._core.durable) for d in decision.decisions
                 if d.lease is not None and d.allowed and isinstance(d.rule, Concurrency)]
 
     async def release(self, decision: Decision) -> int:
@@ -216,24 +289,32 @@ class AsyncLimiter:
         return await asyncio.shield(task)
 
     async def acquire(self, limit: Concurrency, identity: Identity, cost: int = 1, *, id: Optional[str] = None,
-                      tag: Optional[str] = None) -> "AsyncLease":
+                      tag: Optional[str] = None, durable: DurableOption = None) -> "AsyncLease":
         if not isinstance(limit, Concurrency):
             raise TypeError("acquire/lease need a Concurrency limit")
         core = self._core
         key = core.key(limit, identity, tag)
         lease_id = id if id is not None else uuid.uuid4().hex
         args = core.backend.check(limit, key, check_cost(cost), lease_id)
+        dur = core.durable if durable is None else core.pick(durable, None)
+        sent = time.monotonic()
         t0 = time.perf_counter()
         try:
-            reply = await self._call(args, key)
-            d = core.finish_single(reply, limit, key, cost, t0)
+            if dur is not None:
+                reply, acks = await self._call_wait(args, key, dur)
+                d = core.finish_single(reply, limit, key, cost, t0, acks, dur)
+                if d.source == SOURCE_DURABLE:
+                    await self._release_quietly(key, lease_id)
+            else:
+                reply = await self._call(args, key)
+                d = core.finish_single(reply, limit, key, cost, t0)
         except asyncio.CancelledError:
             # the acquire may have reached the server: end a lease of that id, in the background
             _background(self._release_quietly(key, lease_id))
             raise
         except Exception as exc:
             d = core.failure(exc, [(limit, key, cost)], t0)
-        return AsyncLease(self, limit, key, d, lease_id if d.allowed else None)
+        return AsyncLease(self, limit, key, d, lease_id if d.allowed else None, durable=dur, sent=sent)
 
     async def _release_quietly(self, key: str, lease_id: str) -> None:
         try:
@@ -243,9 +324,9 @@ class AsyncLimiter:
 
     def lease(self, limit: Concurrency, identity: Identity, cost: int = 1, *, id: Optional[str] = None,
               renew_every_ms: Optional[int] = None, on_lost: Optional[LostCallback] = None,
-              tag: Optional[str] = None) -> "_AsyncLeaseContext":
+              tag: Optional[str] = None, durable: DurableOption = None) -> "_AsyncLeaseContext":
         """`async with limiter.lease(limit, who) as lease:`; releases on every exit path, cancellation included."""
-        return _AsyncLeaseContext(self, limit, identity, cost, id, renew_every_ms, on_lost, tag)
+        return _AsyncLeaseContext(self, limit, identity, cost, id, renew_every_ms, on_lost, tag, durable)
 
     def reserve(self, limit: Limit, identity: Identity, max_cost: int, *,
                 tag: Optional[str] = None) -> "_ReserveCall":
@@ -265,8 +346,11 @@ def _background(coro: Awaitable[Any]) -> None:
 
 
 class AsyncLease:
+    """As Lease: valid_until, in_doubt, lost/on_lost (also when valid_until passes unconfirmed)."""
+
     def __init__(self, limiter: AsyncLimiter, limit: Concurrency, key: str, decision: Decision,
-                 lease_id: Optional[str]) -> None:
+                 lease_id: Optional[str], *, durable: Optional[Durable] = None,
+                 sent: Optional[float] = None) -> None:
         self.limiter = limiter
         self.limit = limit
         self.key = key
@@ -277,17 +361,34 @@ class AsyncLease:
         #: the error of a failed release (logged once, not retried), else None
         self.error: Optional[BaseException] = None
         self.on_lost: Optional[LostCallback] = None
+        self.durable = durable
+        self.valid_until = (time.monotonic() if sent is None else sent) + limit.lease_ms / 1000
+        self._doubt = False
         self._renewer: Optional["asyncio.Task[None]"] = None
+        self._watchdog: Optional["asyncio.Task[None]"] = None
         self._release_task: Optional["asyncio.Task[bool]"] = None
 
     @property
     def acquired(self) -> bool:
         return self.decision.allowed
 
-    def _mark_lost(self) -> None:
+    @property
+    def in_doubt(self) -> bool:
+        if self.id is None or self.lost or self.released:
+            return False
+        return self._doubt or time.monotonic() >= self.valid_until
+
+    @property
+    def remaining_ms(self) -> int:
+        return max(0, int((self.valid_until - time.monotonic()) * 1000))
+
+    def _mark_lost(self, why: str = "expired before renew/release") -> None:
         if not self.lost:
             self.lost = True
-            log.warning("redis_rl: lease on %r was lost (expired before renew/release)", self.limit.name)
+            for t in (self._renewer, self._watchdog):
+                if t is not None and t is not asyncio.current_task():
+                    t.cancel()
+            log.warning("redis_rl: lease on %r was lost (%s)", self.limit.name, why)
             if self.on_lost is not None:
                 try:
                     r = self.on_lost(self)
@@ -299,8 +400,30 @@ class AsyncLease:
     async def renew(self, lease_ms: Optional[int] = None) -> bool:
         if self.id is None or self.decision.source != SOURCE_REDIS or self.released:
             return not self.lost
-        args = self.limiter.backend.renew(self.key, self.id, lease_ms or self.limit.lease_ms)
-        if int(await self.limiter._call(args, self.key)) == 1:
+        if self.lost:
+            return False
+        ms = lease_ms or self.limit.lease_ms
+        sent = time.monotonic()
+        if sent >= self.valid_until:
+            self._mark_lost("valid_until passed without a confirmed renewal")
+            return False
+        lim = self.limiter
+        args = lim.backend.renew(self.key, self.id, ms)
+        dur = self.durable
+        try:
+            if dur is None:
+                ok = int(await lim._call(args, self.key)) == 1
+            else:
+                reply, acks = await lim._call_wait(args, self.key, dur)
+                ok = int(reply) == 1
+                if ok and not lim._core.acked(acks, dur, self.limit.name):
+                    raise NotDurableError(acks, dur.replicas)
+        except BaseException:
+            self._doubt = True
+            raise
+        if ok:
+            self.valid_until = max(self.valid_until, sent + ms / 1000)
+            self._doubt = False
             return True
         self._mark_lost()
         return False
@@ -320,9 +443,19 @@ class AsyncLease:
                 except asyncio.CancelledError:
                     raise
                 except Exception as exc:
-                    log.warning("redis_rl: lease renewal failed (%s); will try again", exc)
+                    log.warning("redis_rl: lease renewal failed (%s); in doubt, will try again", exc)
+
+        async def watch() -> None:
+            while True:
+                left = self.valid_until - time.monotonic()
+                if left <= 0:
+                    if not self.released:
+                        self._mark_lost("valid_until passed without a confirmed renewal")
+                    return
+                await asyncio.sleep(left)
 
         self._renewer = asyncio.ensure_future(run())
+        self._watchdog = asyncio.ensure_future(watch())
 
     async def _do_release(self) -> bool:
         d = self.decision
@@ -333,14 +466,23 @@ class AsyncLease:
             return True
         if d.source != SOURCE_REDIS:
             return False
+        lim = self.limiter
+        args = lim.backend.release(self.key, self.id)
         try:
-            ended = int(await self.limiter._call(self.limiter.backend.release(self.key, self.id), self.key)) == 1
+            if self.durable is None:
+                ended = int(await lim._call(args, self.key)) == 1
+            else:
+                reply, acks = await lim._call_wait(args, self.key, self.durable)
+                ended = int(reply) == 1
+                if acks < self.durable.replicas:
+                    log.info("redis_rl: release of a lease on %r: %d replica(s) acknowledged", self.limit.name,
+                             acks)
         except Exception as exc:
             self.error = exc
             log.warning("redis_rl: lease release failed (%s: %s); not retried, it expires in %d ms",
                         type(exc).__name__, exc, self.limit.lease_ms)
             return False
-        if not ended:
+        if not ended and not self.lost:
             self._mark_lost()
         return ended
 
@@ -348,8 +490,9 @@ class AsyncLease:
         """End the lease, once (idempotent). Runs to completion even if the caller is cancelled."""
         if self._release_task is None:
             self.released = True
-            if self._renewer is not None:
-                self._renewer.cancel()
+            for t in (self._renewer, self._watchdog):
+                if t is not None:
+                    t.cancel()
             self._release_task = asyncio.ensure_future(self._do_release())
             _background_tasks.add(self._release_task)
             self._release_task.add_done_callback(_background_tasks.discard)
@@ -361,13 +504,13 @@ class AsyncLease:
 class _AsyncLeaseContext:
     def __init__(self, limiter: AsyncLimiter, limit: Concurrency, identity: Identity, cost: int,
                  lease_id: Optional[str], renew_every_ms: Optional[int], on_lost: Optional[LostCallback],
-                 tag: Optional[str]) -> None:
-        self._args = (limiter, limit, identity, cost, lease_id, renew_every_ms, on_lost, tag)
+                 tag: Optional[str], durable: DurableOption = None) -> None:
+        self._args = (limiter, limit, identity, cost, lease_id, renew_every_ms, on_lost, tag, durable)
         self.lease: Optional[AsyncLease] = None
 
     async def __aenter__(self) -> AsyncLease:
-        limiter, limit, identity, cost, lease_id, renew_every_ms, on_lost, tag = self._args
-        lease = await limiter.acquire(limit, identity, cost, id=lease_id, tag=tag)
+        limiter, limit, identity, cost, lease_id, renew_every_ms, on_lost, tag, durable = self._args
+        lease = await limiter.acquire(limit, identity, cost, id=lease_id, tag=tag, durable=durable)
         if not lease.acquired:
             raise RateLimited(lease.decision)
         lease.on_lost = on_lost
@@ -419,6 +562,9 @@ class AsyncReservation:
             else:
                 reply = await self.limiter._call(self.limiter.backend.check(self.limit, self.key, -diff), self.key)
                 self.refund_decision = single(reply, self.limit, self.key, -diff)
+        except NotDurableError as exc:
+            log.warning("redis_rl: settle of %r: %s", self.limit.name, exc)
+            self.refund_decision = exc.decision
         except Exception as exc:
             log.warning("redis_rl: settle of %r failed (%s: %s); not retried, the units stay charged",
                         self.limit.name, type(exc).__name__, exc)

@@ -11,9 +11,9 @@ from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tupl
 from redis.crc import key_slot
 
 from .backend import Backend, resolve_backend
-from .decision import (SOURCE_FAIL_CLOSED, SOURCE_FAIL_OPEN, SOURCE_LOCAL, Decision, combine, combine_answered,
-                       parse_all, parse_fields, single)
-from .errors import CrossSlotError, classify
+from .decision import (SOURCE_DURABLE, SOURCE_FAIL_CLOSED, SOURCE_FAIL_OPEN, SOURCE_LOCAL, Decision, combine,
+                       combine_answered, parse_all, parse_fields, single)
+from .errors import CrossSlotError, NotDurableError, classify
 from .limits import FAIL_CLOSED, FAIL_OPEN, Limit, Local, OnError, check_policy
 from .local import LocalStore
 from .metrics import Metrics
@@ -30,6 +30,59 @@ DEFAULT_TIMEOUT_MS = 100
 FAIL_CLOSED_RETRY_MS = 1000
 
 
+class Durable:
+    """Strict mode: after a decision that wrote, `WAIT replicas timeout_ms` in the same round trip.
+
+    An allowed decision that fewer than `replicas` replicas acknowledged within `timeout_ms` is
+    turned into a denial (source "durable", 503). timeout_ms None: half the Limiter's timeout_ms
+    (the WAIT must answer before the socket timeout)."""
+
+    __slots__ = ("replicas", "timeout_ms")
+
+    def __init__(self, replicas: int = 1, timeout_ms: Optional[int] = None) -> None:
+        if isinstance(replicas, bool) or not isinstance(replicas, int) or replicas < 1:
+            raise ValueError("Durable: replicas must be an int of at least 1")
+        if timeout_ms is not None and (isinstance(timeout_ms, bool) or not isinstance(timeout_ms, int)
+                                       or timeout_ms < 1):
+            raise ValueError("Durable: timeout_ms must be a positive int (0, WAIT's 'for ever', is refused)")
+        self.replicas = replicas
+        self.timeout_ms = timeout_ms
+
+    def __repr__(self) -> str:
+        return f"Durable(replicas={self.replicas}, timeout_ms={self.timeout_ms})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Durable) and (other.replicas, other.timeout_ms) == (self.replicas, self.timeout_ms)
+
+    def __hash__(self) -> int:
+        return hash((self.replicas, self.timeout_ms))
+
+
+DurableOption = Union[None, bool, Durable]
+
+
+def resolve_durable(value: DurableOption, timeout_ms: Optional[int]) -> Optional[Durable]:
+    """durable= as given -> the Durable to use (timeout filled in), or None."""
+    if value is None or value is False:
+        return None
+    if value is True:
+        value = Durable()
+    if not isinstance(value, Durable):
+        raise TypeError("durable must be True, False, None or Durable(replicas=..., timeout_ms=...)")
+    t = value.timeout_ms
+    if t is None:
+        t = max(1, (timeout_ms or DEFAULT_TIMEOUT_MS) // 2)
+    if timeout_ms is not None and t >= timeout_ms:
+        raise ValueError(f"Durable timeout_ms ({t}) must be below the Limiter's timeout_ms ({timeout_ms}): "
+                         "a WAIT that outlasts the socket timeout would always end as a timeout")
+    return value if t == value.timeout_ms else Durable(value.replicas, t)
+
+
+def _not_durable(d: Decision, err: NotDurableError, subs: Optional[List[Decision]] = None) -> Decision:
+    return Decision(False, d.limit, 0, FAIL_CLOSED_RETRY_MS, d.reset_after_ms, None, name=d.name, key=d.key,
+                    rule=d.rule, cost=d.cost, source=SOURCE_DURABLE, error=err, decisions=subs, denied_by=subs)
+
+
 def _policy_name(policy: OnError) -> str:
     return "local" if isinstance(policy, Local) else str(policy)
 
@@ -39,17 +92,39 @@ def _is_cluster(client: Any) -> bool:
     return "cluster" in mod.split(".") or hasattr(client, "nodes_manager")
 
 
+_PLAIN_POOLS = ("ConnectionPool", "BlockingConnectionPool")
+_warned_pools: "set[str]" = set()
+
+
+def _cannot_derive(pool: Any, timeout_ms: int, why: str) -> None:
+    """Warn once per pool class: timeout_ms does not apply to this client."""
+    name = f"{type(pool).__module__}.{type(pool).__qualname__}"
+    if name not in _warned_pools:
+        _warned_pools.add(name)
+        log.warning("redis_rl: timeout_ms=%s does not apply: cannot derive a pool from %s (%s); the client is "
+                    "used as given, with its own socket_timeout and retries", timeout_ms, name, why)
+
+
 def derive_client(client: Any, timeout_ms: Optional[int], async_: bool) -> Any:
     """A client on the same server with its own pool: socket timeouts of timeout_ms and no retries.
 
     redis-py (6+) retries a timed-out command by default, which would send a
     limiter call twice (two units consumed for one request) and multiply the
-    wait. Cluster clients and pools we cannot copy are used as given."""
+    wait. Handles ConnectionPool, BlockingConnectionPool and Sentinel's
+    SentinelConnectionPool (the same Sentinel manager and service name). Cluster
+    clients are used as given; any other pool is used as given with a warning
+    (logged once per pool class)."""
     if timeout_ms is None or _is_cluster(client):
         return client
     pool = getattr(client, "connection_pool", None)
     kwargs = getattr(pool, "connection_kwargs", None)
-    if pool is None or kwargs is None or type(pool).__name__ not in ("ConnectionPool", "BlockingConnectionPool"):
+    if pool is None or kwargs is None:
+        _cannot_derive(client, timeout_ms, "no connection_pool with connection_kwargs")
+        return client
+    pool_name = type(pool).__name__
+    sentinel = pool_name == "SentinelConnectionPool" and hasattr(pool, "sentinel_manager")
+    if pool_name not in _PLAIN_POOLS and not sentinel:
+        _cannot_derive(pool, timeout_ms, "an unknown pool class")
         return client
     if async_:
         from redis.asyncio.retry import Retry as ARetry
@@ -62,16 +137,21 @@ def derive_client(client: Any, timeout_ms: Optional[int], async_: bool) -> Any:
     kw = dict(kwargs)
     t = timeout_ms / 1000
     kw["socket_timeout"] = t
-    if "host" in kw:
+    if "host" in kw or sentinel:
         kw["socket_connect_timeout"] = t
     kw["retry"] = retry
     kw.pop("retry_on_timeout", None)
     try:
-        new_pool = type(pool)(connection_class=pool.connection_class, max_connections=pool.max_connections, **kw)
+        if sentinel:
+            kw.pop("connection_pool", None)  # the old pool's proxy; the new pool sets its own
+            new_pool = type(pool)(pool.service_name, pool.sentinel_manager, connection_class=pool.connection_class,
+                                  max_connections=pool.max_connections, is_master=pool.is_master,
+                                  check_connection=pool.check_connection, **kw)
+        else:
+            new_pool = type(pool)(connection_class=pool.connection_class, max_connections=pool.max_connections, **kw)
         return type(client)(connection_pool=new_pool)
     except Exception as exc:  # an unusual pool: use the client as it is
-        log.warning("redis_rl: could not derive a client with timeout_ms=%s (%s); using the client as given",
-                    timeout_ms, exc)
+        _cannot_derive(pool, timeout_ms, f"{type(exc).__name__}: {exc}")
         return client
 
 
@@ -89,6 +169,7 @@ class Core:
         cluster: Optional[bool] = None,
         clock: Callable[[], int] = time.monotonic_ns,
         async_: bool = False,
+        durable: DurableOption = None,
     ) -> None:
         if not isinstance(prefix, str):
             raise TypeError("prefix must be a str")
@@ -110,6 +191,12 @@ class Core:
         #: route each command to its key's node ourselves (cluster clients)
         self.route = _is_cluster(self.client) and callable(getattr(self.client, "get_node_from_key", None))
         self.local = LocalStore(clock=clock)
+        self.async_ = async_
+        #: the default strict mode (durable=), or None
+        self.durable = self.pick(durable, None)
+        #: writes (allowed decisions, refunds, renewals) too few replicas acknowledged in time
+        self.durable_failures = 0
+        self._undurable = False
         #: every activation of the failure policy, counted
         self.fallback_count = 0
         #: activations per (limit name, policy)
@@ -181,6 +268,44 @@ class Core:
         args = self.backend.all(keys, [(item[0], item[2], lease_id) for item in items], refund)
         return items, args
 
+    # --- durable ------------------------------------------------------------
+
+    def pick(self, durable: DurableOption, default: Optional[Durable]) -> Optional[Durable]:
+        """A call's durable= (None: the Limiter's) -> the Durable to use, or None."""
+        if durable is None:
+            return default
+        d = resolve_durable(durable, self.timeout_ms)
+        if d is not None and self.async_ and self.route:
+            raise TypeError("durable= is not supported on redis.asyncio's RedisCluster (yet): use the sync "
+                            "RedisCluster or a non-cluster client")
+        return d
+
+    def acked(self, acks: int, dur: Durable, what: str) -> bool:
+        """True when enough replicas acknowledged; else counted and logged (once per streak)."""
+        if acks >= dur.replicas:
+            if self._undurable:
+                self._undurable = False
+                log.warning("redis_rl: replicas acknowledge writes again")
+            return True
+        self.durable_failures += 1
+        if not self._undurable:
+            self._undurable = True
+            log.warning("redis_rl: %s: %d of %d replica(s) acknowledged within %d ms; denied (durable)", what,
+                        acks, dur.replicas, dur.timeout_ms)
+        return False
+
+    def durable_single(self, d: Decision, acks: Optional[int], dur: Optional[Durable]) -> Decision:
+        if dur is None or acks is None or not d.allowed or self.acked(acks, dur, d.name):
+            return d
+        return _not_durable(d, NotDurableError(acks, dur.replicas, d))
+
+    def durable_all(self, d: Decision, acks: Optional[int], dur: Optional[Durable]) -> Decision:
+        if dur is None or acks is None or not d.allowed or self.acked(acks, dur, d.name):
+            return d
+        err = NotDurableError(acks, dur.replicas, d)
+        subs = [_not_durable(s, err) for s in d.decisions]
+        return _not_durable(d, err, subs)
+
     # --- replies -----------------------------------------------------------
 
     def done(self, d: Decision, t0: float) -> Decision:
@@ -192,15 +317,23 @@ class Core:
             m.on_decision(d.name, d, time.perf_counter() - t0)
         return d
 
-    def finish_single(self, reply: Any, rule: Limit, key: str, cost: int, t0: float) -> Decision:
-        return self.done(single(reply, rule, key, cost), t0)
+    def finish_single(self, reply: Any, rule: Limit, key: str, cost: int, t0: float,
+                      acks: Optional[int] = None, dur: Optional[Durable] = None) -> Decision:
+        d = single(reply, rule, key, cost)
+        if dur is not None:
+            d = self.durable_single(d, acks, dur)
+        return self.done(d, t0)
 
-    def finish_all(self, reply: Any, items: Sequence[Item], t0: float) -> Decision:
+    def finish_all(self, reply: Any, items: Sequence[Item], t0: float,
+                   acks: Optional[int] = None, dur: Optional[Durable] = None) -> Decision:
         allowed, retry, replies = parse_all(reply)
         if len(replies) != len(items):
             raise TypeError(f"RL.ALL answered {len(replies)} limits for {len(items)} keys")
         subs = [single(r, rule, key, c) for r, (rule, key, c) in zip(replies, items)]
         d = combine_answered(allowed, retry, subs)
+        if dur is not None:
+            d = self.durable_all(d, acks, dur)
+            allowed = d.allowed
         m = self.metrics
         if self._failing:
             self._failing = False
@@ -295,4 +428,4 @@ def parse_int_reply(reply: Any) -> int:
     return int(reply)
 
 
-__all__ = ["Core", "Check", "Identity", "parse_fields", "Dict"]
+__all__ = ["Core", "Check", "Durable", "Identity", "parse_fields", "Dict"]

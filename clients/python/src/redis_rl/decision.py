@@ -24,12 +24,15 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from .limits import Concurrency, Limit
 
-__all__ = ["Decision", "SOURCE_REDIS", "SOURCE_FAIL_OPEN", "SOURCE_FAIL_CLOSED", "SOURCE_LOCAL"]
+__all__ = ["Decision", "SOURCE_REDIS", "SOURCE_FAIL_OPEN", "SOURCE_FAIL_CLOSED", "SOURCE_LOCAL", "SOURCE_DURABLE"]
 
 SOURCE_REDIS = "redis"
 SOURCE_FAIL_OPEN = "fail_open"
 SOURCE_FAIL_CLOSED = "fail_closed"
 SOURCE_LOCAL = "local"
+#: an allowed decision whose write too few replicas acknowledged in time (durable=): denied
+SOURCE_DURABLE = "durable"
+_CLOSED = (SOURCE_FAIL_CLOSED, SOURCE_DURABLE)
 
 
 def ceil_s(ms: int) -> int:
@@ -74,7 +77,7 @@ class Decision:
         #: the Limit value this decision is about (None for a combined one)
         self.rule = rule
         self.cost = cost
-        #: "redis" | "fail_open" | "fail_closed" | "local"
+        #: "redis" | "fail_open" | "fail_closed" | "local" | "durable"
         self.source = source
         #: the error that made the failure policy decide, if any
         self.error = error
@@ -127,7 +130,7 @@ class Decision:
         or a fail-closed decision; else 429."""
         if self.allowed:
             return 200
-        if self.source == SOURCE_FAIL_CLOSED:
+        if self.source in _CLOSED:
             return 503
         first = self.denied_by[0] if self.denied_by else self
         if first.never or self.never:
@@ -153,7 +156,7 @@ class Decision:
         out: Dict[str, str] = {}
         if self.source == SOURCE_FAIL_OPEN:
             return out
-        if self.source == SOURCE_FAIL_CLOSED:
+        if self.source in _CLOSED:
             out["Retry-After"] = str(max(1, ceil_s(self.retry_after_ms)))
             return out
         policies: List[str] = []
@@ -180,7 +183,7 @@ class Decision:
         """A JSON-serialisable error body naming the limit that denied (never the identity or key)."""
         if self.allowed:
             return {"allowed": True}
-        if self.source == SOURCE_FAIL_CLOSED:
+        if self.source in _CLOSED:
             return {"error": "rate_limiter_unavailable", "limit": self.name, "scope": self.name,
                     "retry_after_ms": self.retry_after_ms}
         first = self.denied_by[0] if self.denied_by else self

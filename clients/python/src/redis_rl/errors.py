@@ -11,7 +11,7 @@ import redis.exceptions as rex
 if TYPE_CHECKING:
     from .decision import Decision
 
-__all__ = ["RedisRLError", "RateLimited", "CrossSlotError", "ModuleNotLoadedError", "is_unavailable", "classify"]
+__all__ = ["RedisRLError", "RateLimited", "CrossSlotError", "ModuleNotLoadedError", "NotDurableError", "is_unavailable", "classify"]
 
 
 class RedisRLError(Exception):
@@ -34,6 +34,19 @@ class CrossSlotError(RedisRLError, ValueError):
     """The keys of one check_all hash to different cluster slots (raised before any round trip).
 
     Pass tag=... so every key carries the same hash tag."""
+
+
+class NotDurableError(RedisRLError):
+    """A write the Limiter sent with durable= was not acknowledged by enough replicas in time.
+
+    The write did happen on the master (it may be lost in a failover). `acks`: how many replicas
+    acknowledged, `replicas`: how many were asked for; `decision`: the server's answer, if any."""
+
+    def __init__(self, acks: int, replicas: int, decision: "Optional[Decision]" = None) -> None:
+        super().__init__(f"{acks} of {replicas} replica(s) acknowledged the write in time")
+        self.acks = acks
+        self.replicas = replicas
+        self.decision = decision
 
 
 class ModuleNotLoadedError(RedisRLError):

@@ -9,12 +9,12 @@ import uuid
 from types import TracebackType
 from typing import Any, Callable, Iterable, Optional, Type, Union
 
-from redis.exceptions import ResponseError, SlotNotCoveredError
+from redis.exceptions import AskError, MovedError, ResponseError, SlotNotCoveredError
 
 from .backend import Backend, LuaBackend, adapt, is_function_missing, prepare
-from .core import DEFAULT_TIMEOUT_MS, Check, Core, FallbackHook, Identity, check_cost
-from .decision import SOURCE_LOCAL, SOURCE_REDIS, Decision, single
-from .errors import RateLimited
+from .core import DEFAULT_TIMEOUT_MS, Check, Core, Durable, DurableOption, FallbackHook, Identity, check_cost
+from .decision import SOURCE_DURABLE, SOURCE_LOCAL, SOURCE_REDIS, Decision, single
+from .errors import NotDurableError, RateLimited
 from .limits import FAIL_CLOSED, Concurrency, Limit, OnError
 from .metrics import Metrics
 
@@ -31,6 +31,14 @@ class Limiter:
     limiter call would consume twice), copied from the client's settings.
     None uses the client as given. A RedisCluster client is used as given
     (set its socket_timeout); each command goes to its key's node directly.
+
+    durable (default None: off): True or Durable(replicas=1, timeout_ms=None). After
+    every call that writes (an allowed check or check_all with a cost, a refund, an
+    acquire, a renewal, a release) the Limiter sends `WAIT replicas timeout_ms` in the
+    same pipeline (one round trip). An allowed decision that too few replicas
+    acknowledged is turned into a denial (source "durable", 503; its units stay
+    consumed on the master, its lease is released best-effort); a refund or renewal
+    raises NotDurableError. Each call can override it with durable=.
     """
 
     def __init__(
@@ -45,9 +53,11 @@ class Limiter:
         on_fallback: Optional[FallbackHook] = None,
         cluster: Optional[bool] = None,
         clock: Callable[[], int] = time.monotonic_ns,
+        durable: DurableOption = None,
     ) -> None:
         self._core = Core(client, prefix=prefix, on_error=on_error, timeout_ms=timeout_ms, metrics=metrics,
-                          backend=backend, on_fallback=on_fallback, cluster=cluster, clock=clock, async_=False)
+                          backend=backend, on_fallback=on_fallback, cluster=cluster, clock=clock, async_=False,
+                          durable=durable)
         self.client = self._core.client
         self._route = self._core.route
 
@@ -100,6 +110,73 @@ class Limiter:
             core.backend.ready = False
             return self._send(adapt(args, self.prepare()), key)
 
+    @property
+    def durable(self) -> Optional[Durable]:
+        """The default strict mode (durable=), with its timeout filled in, or None."""
+        return self._core.durable
+
+    @property
+    def durable_failures(self) -> int:
+        """How many writes (allowed decisions, refunds, renewals) too few replicas acknowledged in time."""
+        return self._core.durable_failures
+
+    def _call_wait(self, args: Any, key: str, dur: Durable) -> "tuple[Any, int]":
+        """The command and `WAIT replicas timeout_ms` in one pipeline (one round trip, not MULTI):
+        (the command's reply, how many replicas acknowledged)."""
+        core = self._core
+        if not core.backend.ready:
+            args = adapt(args, self.prepare())
+        try:
+            return self._send_wait(args, key, dur)
+        except ResponseError as exc:
+            if not (is_function_missing(exc) and isinstance(core.backend, LuaBackend)):
+                raise
+            core.backend.ready = False  # as in _call: the function did not run
+            return self._send_wait(adapt(args, self.prepare()), key, dur)
+
+    def _send_wait(self, args: Any, key: str, dur: Durable) -> "tuple[Any, int]":
+        client = self.client
+        for attempt in (0, 1):
+            target = client
+            if self._route:  # WAIT must go to the key's node: its replicas are the ones to count
+                try:
+                    node = client.get_node_from_key(key)
+                except SlotNotCoveredError:
+                    client.nodes_manager.initialize()
+                    node = client.get_node_from_key(key)
+                target = client.get_redis_connection(node)
+            pipe = target.pipeline(transaction=False)
+            pipe.execute_command(*args)
+            pipe.execute_command("WAIT", dur.replicas, dur.timeout_ms)
+            reply, acks = pipe.execute(raise_on_error=False)
+            if self._route and attempt == 0 and isinstance(reply, (MovedError, AskError)):
+                client.nodes_manager.initialize()  # the slot moved: the command did not run; once more
+                continue
+            if isinstance(reply, BaseException):
+                raise reply
+            if isinstance(acks, BaseException):
+                raise acks
+            return reply, int(acks)
+        raise reply  # MOVED twice
+
+    def _release_quietly(self, key: str, lease_id: str) -> None:
+        """End a lease whose acquire was not acknowledged: best effort, once, no WAIT."""
+        try:
+            self._call(self.backend.release(key, lease_id), key)
+        except Exception as exc:
+            log.warning("redis_rl: release of a lease not acknowledged by replicas failed (%s); it expires "
+                        "by itself", exc)
+
+    def _drop_leases(self, d: Decision) -> None:
+        """A durable denial of a decision that took leases: release them (best effort)."""
+        err = d.error
+        orig = getattr(err, "decision", None) if d.source == SOURCE_DURABLE else None
+        if orig is None:
+            return
+        for s in orig.decisions:
+            if s.lease is not None and isinstance(s.rule, Concurrency):
+                self._release_quietly(s.key, s.lease)
+
     def prepare(self) -> Backend:
         """Set the backend up now (else the first call does): backend="auto" probes for the module,
         the Lua backend loads the library when it is missing or older. Returns the backend."""
@@ -146,21 +223,34 @@ class Limiter:
 
     # --- decisions ---------------------------------------------------------
 
-    def check(self, limit: Limit, identity: Identity, cost: int = 1, *, tag: Optional[str] = None) -> Decision:
-        """One limit, one round trip (the kind's own command). Consumes `cost` when allowed."""
+    def check(self, limit: Limit, identity: Identity, cost: int = 1, *, tag: Optional[str] = None,
+              durable: DurableOption = None) -> Decision:
+        """One limit, one round trip (the kind's own command). Consumes `cost` when allowed.
+        durable: this call's strict mode (None: the Limiter's; False: off)."""
         core = self._core
         key = core.key(limit, identity, tag)
         if cost != 1:
             check_cost(cost)
         args = core.backend.check(limit, key, cost)
+        dur = core.durable if durable is None else core.pick(durable, None)
         t0 = time.perf_counter()
+        if dur is not None and cost:
+            try:
+                reply, acks = self._call_wait(args, key, dur)
+            except Exception as exc:
+                return core.failure(exc, [(limit, key, cost)], t0)
+            d = core.finish_single(reply, limit, key, cost, t0, acks, dur)
+            if d.source == SOURCE_DURABLE:
+                self._drop_leases(d)
+            return d
         try:
             reply = self._call(args, key)
         except Exception as exc:
             return core.failure(exc, [(limit, key, cost)], t0)
         return core.finish_single(reply, limit, key, cost, t0)
 
-    def check_all(self, checks: Iterable[Check], cost: int = 1, *, tag: Optional[str] = None) -> Decision:
+    def check_all(self, checks: Iterable[Check], cost: int = 1, *, tag: Optional[str] = None,
+                  durable: DurableOption = None) -> Decision:
         """Several limits as one all-or-nothing decision (one RL.ALL).
 
         checks: (limit, identity) or (limit, identity, cost) tuples. In a
@@ -168,7 +258,17 @@ class Limiter:
         tag in every key; else CrossSlotError is raised before any round trip."""
         core = self._core
         items, args = core.plan_all(checks, check_cost(cost), tag)
+        dur = core.durable if durable is None else core.pick(durable, None)
         t0 = time.perf_counter()
+        if dur is not None and any(item[2] for item in items):
+            try:
+                reply, acks = self._call_wait(args, items[0][1], dur)
+            except Exception as exc:
+                return core.failure(exc, items, t0)
+            d = core.finish_all(reply, items, t0, acks, dur)
+            if d.source == SOURCE_DURABLE:
+                self._drop_leases(d)
+            return d
         try:
             reply = self._call(args, items[0][1])
         except Exception as exc:
@@ -187,16 +287,26 @@ class Limiter:
             return core.failure(exc, [(limit, key, cost)], t0, peek=True)
         return core.finish_single(reply, limit, key, cost, t0)
 
-    def refund(self, limit: Limit, identity: Identity, amount: int, *, tag: Optional[str] = None) -> Decision:
-        """Give `amount` units back (REFUND n). Never retried; errors are raised, not absorbed."""
-        return self._refund_key(limit, self._core.key(limit, identity, tag), amount)
+    def refund(self, limit: Limit, identity: Identity, amount: int, *, tag: Optional[str] = None,
+               durable: DurableOption = None) -> Decision:
+        """Give `amount` units back (REFUND n). Never retried; errors are raised, not absorbed.
+        With durable, too few acknowledgements raise NotDurableError (the refund happened on the
+        master; a failover may lose it, which only makes the limit stricter)."""
+        return self._refund_key(limit, self._core.key(limit, identity, tag), amount, durable)
 
-    def _refund_key(self, limit: Limit, key: str, amount: int) -> Decision:
+    def _refund_key(self, limit: Limit, key: str, amount: int, durable: DurableOption = None) -> Decision:
         if isinstance(amount, bool) or not isinstance(amount, int) or not 1 <= amount <= 2**32 - 1:
             raise ValueError("refund amount must be an int from 1 to 4294967295")
-        args = self._core.backend.refund(limit, key, amount)
-        reply = self._call(args, key)
-        return single(reply, limit, key, 0)
+        core = self._core
+        args = core.backend.refund(limit, key, amount)
+        dur = core.durable if durable is None else core.pick(durable, None)
+        if dur is None:
+            return single(self._call(args, key), limit, key, 0)
+        reply, acks = self._call_wait(args, key, dur)
+        d = single(reply, limit, key, 0)
+        if not core.acked(acks, dur, limit.name):
+            raise NotDurableError(acks, dur.replicas, d)
+        return d
 
     def refund_all(self, checks: Iterable[Check], amount: int = 1, *, tag: Optional[str] = None) -> Decision:
         """Give units back to several limits at once, all or nothing (one RL.ALL with REFUND per limit).
@@ -212,7 +322,7 @@ class Limiter:
         """The leases a decision holds (check_all with Concurrency limits), each to release or
         renew on its own: lease.release() is True when it ended a live lease; False with
         lease.lost (it had expired) or with lease.error (the release failed, not retried)."""
-        return [Lease(self, d.rule, d.key, d, d.lease) for d in decision.decisions
+        return [Lease(self, d.rule, d.key, d, d.lease, durable=self._core.durable) for d in decision.decisions
                 if d.lease is not None and d.allowed and isinstance(d.rule, Concurrency)]
 
     def release(self, decision: Decision) -> int:
@@ -234,18 +344,28 @@ class Limiter:
         return ended
 
     def acquire(self, limit: Concurrency, identity: Identity, cost: int = 1, *, id: Optional[str] = None,
-                tag: Optional[str] = None) -> "Lease":
-        """Take a lease; check `lease.acquired` (or `lease.decision`). Release with lease.release()."""
+                tag: Optional[str] = None, durable: DurableOption = None) -> "Lease":
+        """Take a lease; check `lease.acquired` (or `lease.decision`). Release with lease.release().
+        With durable, an acquire too few replicas acknowledged is denied (source "durable") and
+        its lease released (best effort); the lease's renewals and release wait for replicas too."""
         if not isinstance(limit, Concurrency):
             raise TypeError("acquire/lease need a Concurrency limit")
         core = self._core
         key = core.key(limit, identity, tag)
         lease_id = id if id is not None else uuid.uuid4().hex  # ours: a retried acquire never takes two slots
         args = core.backend.check(limit, key, check_cost(cost), lease_id)
+        dur = core.durable if durable is None else core.pick(durable, None)
+        sent = time.monotonic()
         t0 = time.perf_counter()
         try:
-            reply = self._call(args, key)
-            d = core.finish_single(reply, limit, key, cost, t0)
+            if dur is not None:
+                reply, acks = self._call_wait(args, key, dur)
+                d = core.finish_single(reply, limit, key, cost, t0, acks, dur)
+                if d.source == SOURCE_DURABLE:
+                    self._release_quietly(key, lease_id)
+            else:
+                reply = self._call(args, key)
+                d = core.finish_single(reply, limit, key, cost, t0)
         except Exception as exc:
             d = core.failure(exc, [(limit, key, cost)], t0)
         except BaseException:
@@ -256,15 +376,16 @@ class Limiter:
             except Exception:
                 pass
             raise
-        return Lease(self, limit, key, d, lease_id if d.allowed else None)
+        return Lease(self, limit, key, d, lease_id if d.allowed else None, durable=dur, sent=sent)
 
     def lease(self, limit: Concurrency, identity: Identity, cost: int = 1, *, id: Optional[str] = None,
               renew_every_ms: Optional[int] = None, on_lost: Optional[Callable[["Lease"], None]] = None,
-              tag: Optional[str] = None) -> "_LeaseContext":
+              tag: Optional[str] = None, durable: DurableOption = None) -> "_LeaseContext":
         """`with limiter.lease(limit, who) as lease:` holds a slot for the block and releases it on
         every exit path. Denied: raises RateLimited(decision). renew_every_ms: a daemon thread
-        renews the lease (RL.RENEW); if a renewal answers 0 the lease is lost (lease.lost, on_lost)."""
-        return _LeaseContext(self, limit, identity, cost, id, renew_every_ms, on_lost, tag)
+        renews the lease (RL.RENEW); the lease is lost (lease.lost, on_lost) when a renewal answers 0
+        or when lease.valid_until passes without a confirmed renewal (see Lease)."""
+        return _LeaseContext(self, limit, identity, cost, id, renew_every_ms, on_lost, tag, durable)
 
     def reserve(self, limit: Limit, identity: Identity, max_cost: int, *, tag: Optional[str] = None) -> "Reservation":
         """Consume `max_cost` now; `settle(actual)` later refunds `max_cost - actual` exactly once."""
@@ -276,45 +397,99 @@ class Limiter:
 
 
 class Lease:
-    """A held concurrency slot (or a denied attempt: `acquired` False, `id` None)."""
+    """A held concurrency slot (or a denied attempt: `acquired` False, `id` None).
+
+    `valid_until` (time.monotonic() seconds): when the acquire or the last confirmed renewal
+    was sent, plus lease_ms: the lease cannot be live past it unless a renewal confirms it.
+    `in_doubt`: a renewal failed (an error, or too few replicas acknowledged with durable) and
+    none has confirmed since: the slot may be someone else's; stop the guarded work until
+    in_doubt is False again. With the renewer running, passing valid_until without a confirmed
+    renewal marks the lease lost (`lost`, `on_lost`) at that moment, even while a renewal hangs.
+    """
 
     def __init__(self, limiter: Limiter, limit: Concurrency, key: str, decision: Decision,
-                 lease_id: Optional[str]) -> None:
+                 lease_id: Optional[str], *, durable: Optional[Durable] = None,
+                 sent: Optional[float] = None) -> None:
         self.limiter = limiter
         self.limit = limit
         self.key = key
         self.decision = decision
         self.id = lease_id
-        #: True once a renewal answered 0 or the release found the lease expired
+        #: True once a renewal answered 0, the release found the lease expired, or valid_until passed
         self.lost = False
         self.released = False
         #: the error of a failed release (logged once, not retried), else None
         self.error: Optional[BaseException] = None
         self.on_lost: Optional[Callable[[Lease], None]] = None
+        #: the strict mode of this lease's acquire, renewals and release (None: off)
+        self.durable = durable
+        #: monotonic deadline (seconds): the last confirmed acquire/renew send + lease_ms
+        self.valid_until = (time.monotonic() if sent is None else sent) + limit.lease_ms / 1000
+        self._doubt = False
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._renewer: Optional[threading.Thread] = None
+        self._watchdog: Optional[threading.Thread] = None
 
     @property
     def acquired(self) -> bool:
         return self.decision.allowed
 
-    def _mark_lost(self) -> None:
-        if not self.lost:
+    @property
+    def in_doubt(self) -> bool:
+        """A renewal failed and none confirmed since, or valid_until passed: do not count on the slot."""
+        if self.id is None or self.lost or self.released:
+            return False
+        return self._doubt or time.monotonic() >= self.valid_until
+
+    @property
+    def remaining_ms(self) -> int:
+        """Milliseconds until valid_until (0 when passed)."""
+        return max(0, int((self.valid_until - time.monotonic()) * 1000))
+
+    def _mark_lost(self, why: str = "expired before renew/release") -> None:
+        with self._lock:
+            if self.lost:
+                return
             self.lost = True
-            log.warning("redis_rl: lease on %r was lost (expired before renew/release)", self.limit.name)
-            if self.on_lost is not None:
-                try:
-                    self.on_lost(self)
-                except Exception:
-                    log.exception("redis_rl: on_lost callback raised")
+        self._stop.set()
+        log.warning("redis_rl: lease on %r was lost (%s)", self.limit.name, why)
+        if self.on_lost is not None:
+            try:
+                self.on_lost(self)
+            except Exception:
+                log.exception("redis_rl: on_lost callback raised")
 
     def renew(self, lease_ms: Optional[int] = None) -> bool:
-        """Extend the lease (RL.RENEW). False (and lost) if it was no longer live."""
+        """Extend the lease (RL.RENEW). False (and lost) if it was no longer live, or if valid_until
+        has passed (a lease past its deadline stays lost). An error (or, with durable, too few
+        acknowledgements: NotDurableError) is raised and leaves the lease in doubt."""
         if self.id is None or self.decision.source != SOURCE_REDIS or self.released:
             return not self.lost
-        args = self.limiter.backend.renew(self.key, self.id, lease_ms or self.limit.lease_ms)
-        if int(self.limiter._call(args, self.key)) == 1:
+        if self.lost:
+            return False
+        ms = lease_ms or self.limit.lease_ms
+        sent = time.monotonic()
+        if sent >= self.valid_until:
+            self._mark_lost("valid_until passed without a confirmed renewal")
+            return False
+        lim = self.limiter
+        args = lim.backend.renew(self.key, self.id, ms)
+        dur = self.durable
+        try:
+            if dur is None:
+                ok = int(lim._call(args, self.key)) == 1
+            else:
+                reply, acks = lim._call_wait(args, self.key, dur)
+                ok = int(reply) == 1
+                if ok and not lim._core.acked(acks, dur, self.limit.name):
+                    raise NotDurableError(acks, dur.replicas)
+        except BaseException:
+            self._doubt = True
+            raise
+        if ok:
+            self.valid_until = max(self.valid_until, sent + ms / 1000)
+            self._doubt = False
             return True
         self._mark_lost()
         return False
@@ -330,11 +505,24 @@ class Lease:
                 try:
                     if not self.renew():
                         return
-                except Exception as exc:  # keep trying: the lease may still be live
-                    log.warning("redis_rl: lease renewal failed (%s); will try again", exc)
+                except Exception as exc:  # keep trying: the lease may still be live (in doubt meanwhile)
+                    log.warning("redis_rl: lease renewal failed (%s); in doubt, will try again", exc)
 
-        self._renewer = threading.Thread(target=run, name=f"redis-rl-renew-{self.limit.name}", daemon=True)
+        def watch() -> None:  # the deadline, apart from the renewals (one may hang up to the timeout)
+            while True:
+                left = self.valid_until - time.monotonic()
+                if left <= 0:
+                    if not self.released:
+                        self._mark_lost("valid_until passed without a confirmed renewal")
+                    return
+                if self._stop.wait(left):
+                    return
+
+        name = f"redis-rl-renew-{self.limit.name}"
+        self._renewer = threading.Thread(target=run, name=name, daemon=True)
+        self._watchdog = threading.Thread(target=watch, name=name + "-deadline", daemon=True)
         self._renewer.start()
+        self._watchdog.start()
 
     def release(self) -> bool:
         """End the lease, once (idempotent). True if a live lease was ended. A failed release is
@@ -344,8 +532,9 @@ class Lease:
                 return False
             self.released = True
         self._stop.set()
-        if self._renewer is not None and self._renewer is not threading.current_thread():
-            self._renewer.join(timeout=5)
+        for t in (self._renewer, self._watchdog):
+            if t is not None and t is not threading.current_thread():
+                t.join(timeout=5)
         d = self.decision
         if self.id is None:
             return False
@@ -354,14 +543,23 @@ class Lease:
             return True
         if d.source != SOURCE_REDIS:
             return False
+        lim = self.limiter
+        args = lim.backend.release(self.key, self.id)
         try:
-            ended = int(self.limiter._call(self.limiter.backend.release(self.key, self.id), self.key)) == 1
+            if self.durable is None:
+                ended = int(lim._call(args, self.key)) == 1
+            else:
+                reply, acks = lim._call_wait(args, self.key, self.durable)
+                ended = int(reply) == 1
+                if acks < self.durable.replicas:  # a lost release leaves a ghost: fewer holders, never more
+                    log.info("redis_rl: release of a lease on %r: %d replica(s) acknowledged", self.limit.name,
+                             acks)
         except Exception as exc:
             self.error = exc
             log.warning("redis_rl: lease release failed (%s: %s); not retried, it expires in %d ms",
                         type(exc).__name__, exc, self.limit.lease_ms)
             return False
-        if not ended:
+        if not ended and not self.lost:
             self._mark_lost()
         return ended
 
@@ -369,13 +567,13 @@ class Lease:
 class _LeaseContext:
     def __init__(self, limiter: Limiter, limit: Concurrency, identity: Identity, cost: int, lease_id: Optional[str],
                  renew_every_ms: Optional[int], on_lost: Optional[Callable[[Lease], None]],
-                 tag: Optional[str]) -> None:
-        self._args = (limiter, limit, identity, cost, lease_id, renew_every_ms, on_lost, tag)
+                 tag: Optional[str], durable: DurableOption = None) -> None:
+        self._args = (limiter, limit, identity, cost, lease_id, renew_every_ms, on_lost, tag, durable)
         self.lease: Optional[Lease] = None
 
     def __enter__(self) -> Lease:
-        limiter, limit, identity, cost, lease_id, renew_every_ms, on_lost, tag = self._args
-        lease = limiter.acquire(limit, identity, cost, id=lease_id, tag=tag)
+        limiter, limit, identity, cost, lease_id, renew_every_ms, on_lost, tag, durable = self._args
+        lease = limiter.acquire(limit, identity, cost, id=lease_id, tag=tag, durable=durable)
         if not lease.acquired:
             raise RateLimited(lease.decision)
         lease.on_lost = on_lost
@@ -443,6 +641,9 @@ class Reservation:
                 core = self.limiter._core
                 reply = self.limiter._call(core.backend.check(self.limit, self.key, -diff), self.key)
                 self.refund_decision = single(reply, self.limit, self.key, -diff)
+        except NotDurableError as exc:  # done on the master, not acknowledged: never retried
+            log.warning("redis_rl: settle of %r: %s", self.limit.name, exc)
+            self.refund_decision = exc.decision
         except Exception as exc:  # logged once, never retried
             log.warning("redis_rl: settle of %r failed (%s: %s); not retried, the units stay charged",
                         self.limit.name, type(exc).__name__, exc)

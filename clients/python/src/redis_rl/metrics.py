@@ -22,7 +22,7 @@ class Metrics:
 
 
 def result_of(decision: "Decision") -> str:
-    """The `result` label: allowed | denied | fail_open | fail_closed | local."""
+    """The `result` label: allowed | denied | fail_open | fail_closed | local | durable."""
     source = decision.source
     if source != "redis":
         return source

@@ -4,7 +4,7 @@
     from redis_rl.prometheus import PrometheusMetrics
     limiter = Limiter(r, metrics=PrometheusMetrics(registry=CollectorRegistry()))
 
-redis_rl_decisions_total{limit,result}  result: allowed|denied|error|fail_open|fail_closed|local
+redis_rl_decisions_total{limit,result}  result: allowed|denied|error|fail_open|fail_closed|local|durable
 redis_rl_decision_seconds{limit}        histogram of decision latency (Redis round trip included)
 redis_rl_fallbacks_total{limit,policy}  activations of the failure policy
 """
