@@ -36,7 +36,7 @@ def test_asgi_starlette(server: RedisServer) -> None:
     wrapped = RateLimitMiddleware(
         app, limiter,
         limits=[Gcra(2, 60_000, name="api")],
-        routes={"POST /report": [Gcra(10, 60_000, name="api"), Slide(1, 60_000, name="reports")], "/free": []},
+        routes={"POST /report": [Gcra(10, 60_000, name="api-report"), Slide(1, 60_000, name="reports")], "/free": []},
         key=lambda scope: dict(scope["headers"]).get(b"x-user-id", b"anon").decode(),  # a trusted id in this test
         tag=lambda ident: ident,
     )

@@ -4,7 +4,7 @@ from .aio import AsyncLease, AsyncLimiter, AsyncReservation
 from .backend import AutoBackend, Backend, LuaBackend, ModuleBackend
 from .core import Durable
 from .decision import Decision
-from .errors import CrossSlotError, ModuleNotLoadedError, NotDurableError, RateLimited, RedisRLError
+from .errors import CrossSlotError, ModuleNotLoadedError, NotDurableError, ParameterConflictError, RateLimited, RedisRLError
 from .limiter import Lease, Limiter, Reservation
 from .limits import FAIL_CLOSED, FAIL_OPEN, Concurrency, Gcra, Limit, Local, Log, Quota, Slide, TokenBucket
 from .metrics import Metrics
@@ -16,6 +16,7 @@ __all__ = [
     "AsyncLease", "AsyncLimiter", "AsyncReservation", "AutoBackend", "Backend", "Concurrency", "CrossSlotError", "Decision",
     "Durable",
     "FAIL_CLOSED", "FAIL_OPEN", "Gcra", "Lease", "Limit", "Limiter", "Local", "Log", "LuaBackend", "Metrics", "ModuleBackend",
-    "ModuleNotLoadedError", "NotDurableError", "Quota", "RateLimited", "RedisRLError", "Reservation", "RetryBudget", "Slide",
+    "ModuleNotLoadedError", "NotDurableError", "ParameterConflictError", "Quota", "RateLimited", "RedisRLError", "Reservation",
+    "RetryBudget", "Slide",
     "TokenBucket", "async_retry", "parse_retry_after", "retry", "__version__",
 ]

@@ -41,10 +41,11 @@ class AsyncLimiter:
         cluster: Optional[bool] = None,
         clock: Callable[[], int] = time.monotonic_ns,
         durable: DurableOption = None,
+        strict_params: bool = True,
     ) -> None:
         self._core = Core(client, prefix=prefix, on_error=on_error, timeout_ms=timeout_ms, metrics=metrics,
                           backend=backend, on_fallback=on_fallback, cluster=cluster, clock=clock, async_=True,
-                          durable=durable)
+                          durable=durable, strict_params=strict_params)
         self.client = self._core.client
         self._route = self._core.route
         self._cluster_ready = False

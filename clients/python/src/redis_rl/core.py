@@ -13,8 +13,8 @@ from redis.crc import key_slot
 from .backend import Backend, resolve_backend
 from .decision import (SOURCE_DURABLE, SOURCE_FAIL_CLOSED, SOURCE_FAIL_OPEN, SOURCE_LOCAL, Decision, combine,
                        combine_answered, parse_all, parse_fields, single)
-from .errors import CrossSlotError, NotDurableError, classify
-from .limits import FAIL_CLOSED, FAIL_OPEN, Limit, Local, OnError, check_policy
+from .errors import CrossSlotError, NotDurableError, ParameterConflictError, classify
+from .limits import FAIL_CLOSED, FAIL_OPEN, Limit, Local, OnError, check_policy, describe
 from .local import LocalStore
 from .metrics import Metrics
 
@@ -27,6 +27,8 @@ Item = Tuple[Limit, str, int]
 FallbackHook = Callable[[Limit, BaseException, Decision], None]
 
 DEFAULT_TIMEOUT_MS = 100
+#: at most this many limit names (or key functions) have their parameters remembered per Limiter
+MAX_PARAM_NAMES = 10_000
 FAIL_CLOSED_RETRY_MS = 1000
 
 
@@ -170,6 +172,7 @@ class Core:
         clock: Callable[[], int] = time.monotonic_ns,
         async_: bool = False,
         durable: DurableOption = None,
+        strict_params: bool = True,
     ) -> None:
         if not isinstance(prefix, str):
             raise TypeError("prefix must be a str")
@@ -202,11 +205,21 @@ class Core:
         #: activations per (limit name, policy)
         self.fallbacks: "Counter[Tuple[str, str]]" = Counter()
         self._failing = False
+        #: True: a limit name used with other parameters raises ParameterConflictError; False: warns once per name
+        self.strict_params = bool(strict_params)
+        #: id(limit) -> limit, for limits already checked against _declared (the hot path: one lookup)
+        self._checked: Dict[int, Limit] = {}
+        #: limit name (or its key function) -> the limit whose parameters were sent with it
+        self._declared: Dict[Any, Limit] = {}
+        self._warned: "set[Any]" = set()
+        self._declared_full = False
 
     # --- keys --------------------------------------------------------------
 
     def key(self, rule: Limit, identity: Identity, tag: Optional[str] = None) -> str:
         """The Redis key of `identity` under `rule`: <prefix>[{tag}:]<name>:<identity>."""
+        if self._checked.get(id(rule)) is not rule:
+            self._declare(rule)
         if type(identity) is not str and not isinstance(identity, str):
             if isinstance(identity, bytes):
                 identity = identity.decode("utf-8", "surrogateescape")
@@ -220,6 +233,39 @@ class Core:
                 head = self._tag_head(tag)
             return f"{head}{rule.name}:{identity}"
         return f"{self.prefix}{rule.name}:{identity}"
+
+    def _declare(self, rule: Limit) -> None:
+        """A limit seen for the first time: its name (or key function) must not have been used with
+        other parameters through this Limiter (a key is one limiter, with one set of parameters)."""
+        if not isinstance(rule, Limit):
+            raise TypeError(f"not a limit: {rule!r}")
+        ident: Any = rule.name if rule.key is None else rule.key
+        declared = self._declared
+        prev = declared.get(ident)
+        if prev is None:
+            if len(declared) >= MAX_PARAM_NAMES:
+                if not self._declared_full:
+                    self._declared_full = True
+                    log.warning("redis_rl: %d limit names seen; parameters of further names are not checked",
+                                MAX_PARAM_NAMES)
+                return
+            declared[ident] = rule
+        elif prev.kind != rule.kind or prev.params != rule.params:
+            was, now = describe(prev), describe(rule)
+            what = f"limit {rule.name!r}" if rule.key is None else f"limit {rule.name!r} (its key function)"
+            if self.strict_params:
+                raise ParameterConflictError(
+                    f"{what} is {now} here but was {was}: one name, one set of parameters (a key is one limiter)")
+            if ident not in self._warned:
+                if len(self._warned) < MAX_PARAM_NAMES:
+                    self._warned.add(ident)
+                log.warning("redis_rl: %s is now %s, was %s: the keys of this name change parameters "
+                            "(strict_params=False; logged once per name)", what, now, was)
+            declared[ident] = rule
+        checked = self._checked
+        if len(checked) >= MAX_PARAM_NAMES:  # limits made per call: a cache, not a record
+            checked.clear()
+        checked[id(rule)] = rule
 
     def _tag_head(self, tag: str) -> str:
         """`<prefix>{tag}:`, the tag checked once and remembered (at most 4,096 tags)."""

@@ -11,7 +11,8 @@ import redis.exceptions as rex
 if TYPE_CHECKING:
     from .decision import Decision
 
-__all__ = ["RedisRLError", "RateLimited", "CrossSlotError", "ModuleNotLoadedError", "NotDurableError", "is_unavailable", "classify"]
+__all__ = ["RedisRLError", "RateLimited", "CrossSlotError", "ModuleNotLoadedError", "NotDurableError",
+           "ParameterConflictError", "is_unavailable", "classify"]
 
 
 class RedisRLError(Exception):
@@ -47,6 +48,15 @@ class NotDurableError(RedisRLError):
         self.acks = acks
         self.replicas = replicas
         self.decision = decision
+
+
+class ParameterConflictError(RedisRLError, ValueError):
+    """One limit name used with two sets of parameters through one Limiter (raised before any round trip).
+
+    A key holds one limiter: a call with other parameters changes that limiter
+    for every caller of the key. Give each set of parameters its own name, or
+    pass strict_params=False to the Limiter when a change is meant (a config
+    reload): then a warning is logged once per name instead."""
 
 
 class ModuleNotLoadedError(RedisRLError):

@@ -39,6 +39,14 @@ class Limiter:
     acknowledged is turned into a denial (source "durable", 503; its units stay
     consumed on the master, its lease is released best-effort); a refund or renewal
     raises NotDurableError. Each call can override it with durable=.
+
+    strict_params (default True): a limit name (or key function) is one set
+    of parameters: using a limit of that name with other parameters (kind,
+    limit, period, BURST...) through this Limiter raises
+    ParameterConflictError before any round trip, since its keys hold one
+    limiter whose parameters every call replaces. False (a live config
+    reload that changes limits on purpose): a warning is logged once per
+    name instead. At most 10,000 names are remembered.
     """
 
     def __init__(
@@ -54,10 +62,11 @@ class Limiter:
         cluster: Optional[bool] = None,
         clock: Callable[[], int] = time.monotonic_ns,
         durable: DurableOption = None,
+        strict_params: bool = True,
     ) -> None:
         self._core = Core(client, prefix=prefix, on_error=on_error, timeout_ms=timeout_ms, metrics=metrics,
                           backend=backend, on_fallback=on_fallback, cluster=cluster, clock=clock, async_=False,
-                          durable=durable)
+                          durable=durable, strict_params=strict_params)
         self.client = self._core.client
         self._route = self._core.route
 

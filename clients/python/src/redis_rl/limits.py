@@ -91,6 +91,8 @@ class Limit:
     command: str = ""
     #: supports REFUND (reserve/settle)
     refundable: bool = True
+    #: names of the leading positional params (for describe())
+    _fields: Tuple[str, ...] = ()
 
     __slots__ = ("name", "on_error", "key", "params", "quota", "window_ms", "refill", "unit")
 
@@ -137,12 +139,23 @@ class Limit:
         return hash((type(self).__name__, self.params, self.name))
 
 
+def describe(rule: Limit) -> str:
+    """The parameters a limit sends, e.g. "Gcra(limit=10, period_ms=1000, burst=20)"."""
+    params = rule.params
+    fields = rule._fields
+    parts = [f"{f}={v!r}" for f, v in zip(fields, params)]
+    rest = params[len(fields):]
+    parts += [f"{str(rest[i]).lower()}={rest[i + 1]!r}" for i in range(0, len(rest) - 1, 2)]
+    return f"{type(rule).__name__}({', '.join(parts)})"
+
+
 class Gcra(Limit):
     """`limit` requests per `period_ms`, `burst` (default `limit`) back to back from idle (RL.GCRA)."""
 
     kind = "GCRA"
     command = "RL.GCRA"
     __slots__ = ()
+    _fields = ("limit", "period_ms")
 
     def __init__(
         self,
@@ -173,6 +186,7 @@ class TokenBucket(Limit):
     kind = "TOKENBUCKET"
     command = "RL.TOKENBUCKET"
     __slots__ = ()
+    _fields = ("capacity", "refill_tokens", "refill_period_ms")
 
     def __init__(
         self,
@@ -203,6 +217,7 @@ class Slide(Limit):
     kind = "SLIDE"
     command = "RL.SLIDE"
     __slots__ = ()
+    _fields = ("limit", "window_ms")
 
     def __init__(
         self,
@@ -226,6 +241,7 @@ class Log(Limit):
     kind = "LOG"
     command = "RL.LOG"
     __slots__ = ()
+    _fields = ("limit", "window_ms")
 
     def __init__(
         self,
@@ -253,6 +269,7 @@ class Quota(Limit):
     kind = "QUOTA"
     command = "RL.QUOTA"
     __slots__ = ()
+    _fields = ("limit", "period")
 
     def __init__(
         self,
@@ -301,6 +318,7 @@ class Concurrency(Limit):
     command = "RL.ACQUIRE"
     refundable = False
     __slots__ = ()
+    _fields = ("limit", "lease_ms")
 
     def __init__(
         self,
