@@ -64,4 +64,21 @@ class NotDurableError extends Error {
   }
 }
 
-module.exports = { RateLimited, CrossSlotError, RedisTimeoutError, LeaseLostError, ModuleNotLoadedError, NotDurableError };
+// One limit name (or key function) used with two sets of parameters through
+// one Limiter: its keys hold one limiter, which every call would reconfigure.
+// Raised before any round trip (strictParams: false logs a warning instead).
+class ParameterConflictError extends RangeError {
+  constructor(limit, previous) {
+    const what = limit.keyFn ? `limit "${limit.name}" (its key function)` : `limit "${limit.name}"`;
+    super(`${what} is ${limit.describe()} here but was ${previous.describe()}: `
+      + 'one name, one set of parameters (a key is one limiter)');
+    this.name = 'ParameterConflictError';
+    this.code = 'ERR_RL_PARAMETER_CONFLICT';
+    this.limit = limit;
+    this.previous = previous;
+  }
+}
+
+module.exports = {
+  RateLimited, CrossSlotError, RedisTimeoutError, LeaseLostError, ModuleNotLoadedError, NotDurableError, ParameterConflictError,
+};

@@ -38,6 +38,7 @@ module.exports = {
   LeaseLostError: errors.LeaseLostError,
   ModuleNotLoadedError: errors.ModuleNotLoadedError,
   NotDurableError: errors.NotDurableError,
+  ParameterConflictError: errors.ParameterConflictError,
   retry: retry.retry,
   RetryBudget: retry.RetryBudget,
   parseRetryAfter: retry.parseRetryAfter,

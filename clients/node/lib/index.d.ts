@@ -36,6 +36,8 @@ export declare abstract class Limit {
   readonly fillMs: number;
   readonly isConcurrency: boolean;
   keyFor(prefix: string, identity: Identity, tag?: string): string;
+  /** The parameters it sends, e.g. "Gcra(limit=10, periodMs=1000, burst=20)". */
+  describe(): string;
   args(cost: number): readonly string[];
 }
 
@@ -268,6 +270,14 @@ export interface LimiterOptions {
   onFallback?: ((limit: Limit, error: Error, decision: Decision) => void) | null;
   /** Where outages and failed releases are logged (default console; null: nowhere). */
   logger?: Logger | null;
+  /**
+   * One limit name (or key function), one set of parameters (default true): a
+   * limit of a name already used with other parameters (kind, limit, period,
+   * burst...) through this Limiter rejects with ParameterConflictError before
+   * any round trip. false (limits changed on purpose, e.g. a config reload):
+   * a warning is logged once per name instead. At most 10,000 names are remembered.
+   */
+  strictParams?: boolean;
 }
 
 export type Check = readonly [Limit, Identity] | readonly [Limit, Identity, number]
@@ -328,6 +338,15 @@ export declare class RedisTimeoutError extends Error {
   readonly code: 'ETIMEDOUT';
   readonly timeoutMs: number;
 }
+/** A limit name used with two sets of parameters through one Limiter (before any round trip). */
+export declare class ParameterConflictError extends RangeError {
+  readonly code: 'ERR_RL_PARAMETER_CONFLICT';
+  /** The limit of this call. */
+  readonly limit: Limit;
+  /** The limit whose parameters the name was used with before. */
+  readonly previous: Limit;
+}
+
 /** The server does not know the RL.* commands (the module is not loaded); never answered by a failure policy. */
 export declare class ModuleNotLoadedError extends Error {
   readonly cause: Error;

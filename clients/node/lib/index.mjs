@@ -26,6 +26,7 @@ export const {
   LeaseLostError,
   ModuleNotLoadedError,
   NotDurableError,
+  ParameterConflictError,
   retry,
   RetryBudget,
   parseRetryAfter,

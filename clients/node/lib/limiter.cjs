@@ -6,10 +6,14 @@ const { Decision, parseAllReply, combine } = require('./decision.cjs');
 const { makeBackend } = require('./backend.cjs');
 const { keySlot } = require('./crc16.cjs');
 const { Limit, Local, checkPolicy } = require('./limits.cjs');
-const { RateLimited, CrossSlotError, RedisTimeoutError, LeaseLostError, ModuleNotLoadedError, NotDurableError } = require('./errors.cjs');
+const {
+  RateLimited, CrossSlotError, RedisTimeoutError, LeaseLostError, ModuleNotLoadedError, NotDurableError, ParameterConflictError,
+} = require('./errors.cjs');
 
 const DEFAULT_TIMEOUT_MS = 100;
 const LOCAL_MAX_KEYS = 10000; // in-process stand-ins kept per limit under the Local policy
+// At most this many limit names (or key functions) have their parameters remembered per Limiter.
+const limits = { MAX_PARAM_NAMES: 10000 };
 
 // --- errors: which ones the failure policy takes ------------------------------
 
@@ -133,7 +137,7 @@ const secondsSince = (t0) => Number(process.hrtime.bigint() - t0) / 1e9;
 class Limiter {
   constructor(client, opts = {}) {
     const { prefix = 'rl:', onError = 'closed', timeoutMs = DEFAULT_TIMEOUT_MS, metrics = null, backend, onFallback = null,
-      logger = console, durable = null } = opts;
+      logger = console, durable = null, strictParams = true } = opts;
     if (typeof prefix !== 'string') throw new TypeError('prefix must be a string');
     if (timeoutMs !== null && timeoutMs !== 0 && !(Number.isFinite(timeoutMs) && timeoutMs > 0)) {
       throw new RangeError('timeoutMs must be a positive number (or 0/null: no timeout)');
@@ -156,6 +160,13 @@ class Limiter {
     if (this.durable && !this.backend.waits) throw new TypeError('redis-rl: durable needs a backend that takes `wait` (module, lua, auto)');
     this.durableFailures = 0; // writes too few replicas acknowledged in time
     this.undurable = false; // logged once per streak
+    // One name, one set of parameters: true raises ParameterConflictError,
+    // false logs a warning once per name.
+    this.strictParams = strictParams !== false;
+    this.checkedLimits = new Set(); // limits already checked against declared (the hot path: one lookup)
+    this.declared = new Map(); // limit name (or its key function) -> the limit whose parameters were sent
+    this.warnedNames = new Set();
+    this.declaredFull = false;
   }
 
   // A call's durable option (undefined: the Limiter's) -> {replicas, timeoutMs} or null.
@@ -205,7 +216,45 @@ class Limiter {
   }
 
   key(limit, identity, tag) {
+    return this.keyOf(limit, identity, tag);
+  }
+
+  // The key, once the limit's parameters are known to agree with its name's.
+  keyOf(limit, identity, tag) {
+    if (!this.checkedLimits.has(limit)) this.declare(limit);
     return limit.keyFor(this.prefix, identity, tag);
+  }
+
+  declare(limit) {
+    checkLimit(limit);
+    const ident = limit.keyFn ?? limit.name;
+    const prev = this.declared.get(ident);
+    const max = limits.MAX_PARAM_NAMES;
+    if (prev === undefined) {
+      if (this.declared.size >= max) {
+        if (!this.declaredFull) {
+          this.declaredFull = true;
+          if (this.logger) this.logger.warn(`redis-rl: ${max} limit names seen; parameters of further names are not checked`);
+        }
+        return;
+      }
+      this.declared.set(ident, limit);
+    } else if (prev.kind !== limit.kind || prev.base.length !== limit.base.length
+      || prev.base.some((v, i) => v !== limit.base[i])) {
+      const err = new ParameterConflictError(limit, prev);
+      if (this.strictParams) throw err;
+      if (!this.warnedNames.has(ident)) {
+        if (this.warnedNames.size < max) this.warnedNames.add(ident);
+        const what = limit.keyFn ? `limit "${limit.name}" (its key function)` : `limit "${limit.name}"`;
+        if (this.logger) {
+          this.logger.warn(`redis-rl: ${what} is now ${limit.describe()}, was ${prev.describe()}: `
+            + 'the keys of this name change parameters (strictParams: false; logged once per name)');
+        }
+      }
+      this.declared.set(ident, limit);
+    }
+    if (this.checkedLimits.size >= max) this.checkedLimits.clear(); // limits made per call: a cache, not a record
+    this.checkedLimits.add(limit);
   }
 
   // A Redis call under the Limiter's timeout.
@@ -230,7 +279,7 @@ class Limiter {
     }
     if (!(limit instanceof Limit)) checkLimit(limit);
     if (cost !== 1) checkCost(cost);
-    const key = limit.keyFor(this.prefix, identity, tag);
+    const key = this.keyOf(limit, identity, tag);
     const args = limit.isConcurrency ? limit.args(cost, id) : limit.args(cost);
     const dur = durable === undefined ? this.durable : this.pickDurable(durable);
     const t0 = this.metrics ? hrNow() : 0n;
@@ -255,7 +304,7 @@ class Limiter {
     const cost = opts === undefined ? 1 : typeof opts === 'number' ? opts : opts.cost ?? 1;
     checkLimit(limit);
     checkCost(cost);
-    const key = limit.keyFor(this.prefix, identity, typeof opts === 'object' ? opts.tag : undefined);
+    const key = this.keyOf(limit, identity, typeof opts === 'object' ? opts.tag : undefined);
     return this.run(limit, key, cost, () => this.backend.peek(limit, key, limit.args(cost)), 'peek');
   }
 
@@ -264,7 +313,7 @@ class Limiter {
     checkLimit(limit);
     if (limit.isConcurrency) throw new TypeError('a Concurrency limit has no refund: release the lease');
     checkCost(amount, 1);
-    const key = limit.keyFor(this.prefix, identity, opts && opts.tag);
+    const key = this.keyOf(limit, identity, opts && opts.tag);
     const dur = this.pickDurable(opts ? opts.durable : undefined);
     const t0 = this.metrics ? hrNow() : 0n;
     let raw;
@@ -314,7 +363,7 @@ class Limiter {
       checkLimit(limit);
       return { limit, identity, cost: checkCost(c2 ?? cost), id };
     });
-    const keys = norm.map((c) => c.limit.keyFor(this.prefix, c.identity, tag));
+    const keys = norm.map((c) => this.keyOf(c.limit, c.identity, tag));
     if (keys.length > 1) {
       if (new Set(keys).size !== keys.length) throw new RangeError('checkAll: a key appears twice (same limit name and identity)');
       // A cluster refuses keys in different slots (CROSSSLOT): say so before any round trip.
@@ -367,7 +416,7 @@ class Limiter {
       if (limit.isConcurrency) throw new TypeError('a Concurrency limit has no refund: release the lease');
       return { limit, identity, amount: checkCost(amount, 1), cost: 0 };
     });
-    const keys = norm.map((c) => c.limit.keyFor(this.prefix, c.identity, tag));
+    const keys = norm.map((c) => this.keyOf(c.limit, c.identity, tag));
     if (new Set(keys).size !== keys.length) throw new RangeError('refundAll: a key appears twice (same limit name and identity)');
     if (this.backend.cluster && keys.some((k) => keySlot(k) !== keySlot(keys[0]))) {
       throw new CrossSlotError(keys, keys.map(keySlot));
@@ -497,7 +546,7 @@ class Limiter {
     if (!limit.isConcurrency) throw new TypeError('acquire needs a Concurrency limit');
     checkCost(cost, 1);
     const id = opts.id ?? randomUUID();
-    const key = limit.keyFor(this.prefix, identity, undefined);
+    const key = this.keyOf(limit, identity, undefined);
     const dur = this.pickDurable(opts.durable);
     const sent = performance.now();
     let d;
@@ -557,7 +606,7 @@ class Limiter {
   // {tag}; Lease.release() does this once for you). true if a live lease ended.
   async release(limit, identity, id, opts) {
     checkLimit(limit);
-    const key = limit.keyFor(this.prefix, identity, opts && opts.tag);
+    const key = limit.keyFor(this.prefix, identity, opts && opts.tag); // no parameters sent
     return Number(await this.call(this.backend.release(key, id))) === 1;
   }
 
@@ -780,4 +829,4 @@ class Reservation {
   }
 }
 
-module.exports = { Limiter, Lease, Reservation, isUnavailable, resolveDurable, DEFAULT_TIMEOUT_MS };
+module.exports = { paramLimits: limits, Limiter, Lease, Reservation, isUnavailable, resolveDurable, DEFAULT_TIMEOUT_MS };

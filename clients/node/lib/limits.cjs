@@ -95,6 +95,16 @@ class Limit {
   toString() {
     return `${this.constructor.name}(${this.name})`;
   }
+
+  // The parameters it sends, e.g. "Gcra(limit=10, periodMs=1000, burst=20)".
+  describe() {
+    const fields = this.constructor.fields || [];
+    const b = this.base;
+    const show = (v) => (/^[0-9]+$/.test(v) ? v : JSON.stringify(v));
+    const parts = fields.map((f, i) => `${f}=${show(b[i])}`);
+    for (let i = fields.length; i + 1 < b.length; i += 2) parts.push(`${b[i].toLowerCase()}=${show(b[i + 1])}`);
+    return `${this.constructor.name}(${parts.join(', ')})`;
+  }
 }
 
 // RL.GCRA key limit period_ms [BURST n]: `limit` per `periodMs`, bursts of `burst`.
@@ -210,5 +220,12 @@ class Concurrency extends Limit {
     return new LocalSemaphore(Math.max(1, Math.floor(this.limit * share)));
   }
 }
+
+Gcra.fields = ['limit', 'periodMs'];
+TokenBucket.fields = ['capacity', 'refillTokens', 'refillPeriodMs'];
+Slide.fields = ['limit', 'windowMs'];
+Log.fields = ['limit', 'windowMs'];
+Quota.fields = ['limit', 'period'];
+Concurrency.fields = ['limit', 'leaseMs'];
 
 module.exports = { Limit, Gcra, TokenBucket, Slide, Log, Quota, Concurrency, Local, checkPolicy };
