@@ -133,3 +133,43 @@ test('the record is capped (logged once) and limits made per call stay bounded',
   await assert.rejects(fresh.limiter.check(new Gcra(11, 1000, { name: 'api' }), 'x'), ParameterConflictError);
   assert.equal(fresh.rec.sent.length, 100);
 });
+
+// As recorder(), with sendWait (the durable path: the command and WAIT in one
+// pipeline); WAIT answers 1 replica.
+function waitRecorder() {
+  const rec = recorder();
+  rec.sendWait = async (command, args, key, replicas, timeoutMs) => {
+    const reply = await rec.send(command, args, key, false);
+    rec.sent.push(['WAIT', String(replicas), String(timeoutMs)]);
+    return [reply, 1];
+  };
+  return rec;
+}
+
+test('the durable paths are guarded too: no command, no WAIT', async () => {
+  const rec = waitRecorder();
+  const limiter = new Limiter(rec, { timeoutMs: 0, logger: memoryLogger(), durable: true });
+  assert.equal((await limiter.check(new Gcra(100, 1000, { name: 'api' }), 'u')).allowed, true);
+  assert.deepEqual(rec.sent.map((c) => c[0]), ['RL.GCRA', 'WAIT'], 'the first call is durable: WAIT follows it');
+  const other = new Gcra(100, 1000, { name: 'api', burst: 5 });
+  const calls = [
+    () => limiter.check(other, 'u'),
+    () => limiter.check(other, 'u', { durable: { replicas: 2, timeoutMs: 10 } }),
+    () => limiter.checkAll([[new Slide(5, 1000, { name: 's' }), 'u'], [other, 'u']]),
+    () => limiter.checkAll([[other, 'u']], { durable: true }),
+    () => limiter.peek(other, 'u'),
+    () => limiter.refund(other, 'u', 1),
+    () => limiter.refund(other, 'u', 1, { durable: true }),
+    () => limiter.refundAll([[other, 'u', 1]]),
+    () => limiter.reserve(other, 'u', 3),
+    () => limiter.acquire(new Concurrency(2, 1000, { name: 'api' }), 'u', { durable: true }),
+    () => limiter.withLease(new Concurrency(2, 1000, { name: 'api' }), 'u', () => assert.fail('not reached')),
+  ];
+  for (const call of calls) await assert.rejects(call(), ParameterConflictError);
+  assert.throws(() => limiter.key(other, 'u'), /burst=5\) here/);
+  assert.equal(rec.sent.length, 2, 'nothing may be sent for a conflicting limit');
+  // a durable lease under a name of its own is fine, and its WAIT is sent
+  const lease = await limiter.acquire(new Concurrency(2, 1000, { name: 'jobs' }), 'u');
+  assert.ok(lease.id, 'the lease was taken');
+  assert.deepEqual(rec.sent.slice(2).map((c) => c[0]), ['RL.ACQUIRE', 'WAIT']);
+});

@@ -9,7 +9,8 @@ from typing import Any, List
 import pytest
 
 import redis_rl.core as core
-from redis_rl import (AsyncLimiter, Concurrency, Gcra, Limiter, ParameterConflictError, Quota, Slide, TokenBucket)
+from redis_rl import (AsyncLimiter, Concurrency, Durable, Gcra, Limiter, ParameterConflictError, Quota, Slide,
+                      TokenBucket)
 
 GCRA_REPLY = [1, 10, 9, 0, 100]
 
@@ -185,3 +186,91 @@ def test_async_limiter_guards_too() -> None:
 
     asyncio.run(run_lax())
     assert len(rec.calls) == 3
+
+
+class WaitRecorder(Recorder):
+    """Also takes pipelines (the durable path: the command and WAIT in one round trip); WAIT answers 1."""
+
+    def pipeline(self, transaction: bool = True) -> "WaitPipe":
+        return WaitPipe(self)
+
+
+class WaitPipe:
+    def __init__(self, rec: Recorder) -> None:
+        self.rec = rec
+        self.cmds: List[Any] = []
+
+    def execute_command(self, *args: Any) -> "WaitPipe":
+        self.cmds.append(args)
+        return self
+
+    def _replies(self) -> List[Any]:
+        self.rec.calls.extend(self.cmds)
+        reply = [1, 2, 1, 0, 1000, "lease-1"] if self.cmds[0][0] == "RL.ACQUIRE" else self.rec.reply
+        return [1 if c[0] == "WAIT" else reply for c in self.cmds]
+
+    def execute(self, raise_on_error: bool = True) -> List[Any]:
+        return self._replies()
+
+
+class AsyncWaitPipe(WaitPipe):
+    async def execute(self, raise_on_error: bool = True) -> List[Any]:  # type: ignore[override]
+        return self._replies()
+
+
+class AsyncWaitRecorder(AsyncRecorder):
+    def pipeline(self, transaction: bool = True) -> AsyncWaitPipe:
+        return AsyncWaitPipe(self)
+
+
+def test_durable_paths_are_guarded_before_any_command() -> None:
+    rec = WaitRecorder()
+    lim = Limiter(rec, timeout_ms=None, backend="module", durable=True)
+    assert lim.check(Gcra(100, 1000, name="api"), "u").allowed
+    assert [c[0] for c in rec.calls] == ["RL.GCRA", "WAIT"], "the first call is durable: a WAIT follows it"
+    other = Gcra(100, 1000, burst=5, name="api")
+    calls = [
+        lambda: lim.check(other, "u"),
+        lambda: lim.check(other, "u", durable=Durable(replicas=2, timeout_ms=10)),
+        lambda: lim.check_all([(Slide(5, 1000, name="s"), "u"), (other, "u")]),
+        lambda: lim.peek(other, "u"),
+        lambda: lim.refund(other, "u", 1),
+        lambda: lim.refund_all([(other, "u")]),
+        lambda: lim.reserve(other, "u", 3),
+        lambda: lim.key(other, "u"),
+    ]
+    for call in calls:
+        with pytest.raises(ParameterConflictError, match="burst=5"):
+            call()
+    with pytest.raises(ParameterConflictError, match=r"Concurrency\(limit=2, lease_ms=1000\) here but was Gcra"):
+        lim.acquire(Concurrency(2, 1000, name="api"), "u", durable=True)
+    with pytest.raises(ParameterConflictError):
+        with lim.lease(Concurrency(2, 1000, name="api"), "u"):
+            raise AssertionError("not reached: the lease is never taken")
+    assert len(rec.calls) == 2, "nothing (no command, no WAIT) may be sent for a conflicting limit"
+    # a durable lease of its own name is fine, and its WAIT is sent
+    lease = lim.acquire(Concurrency(2, 1000, name="jobs"), "u")
+    assert lease.acquired and [c[0] for c in rec.calls[2:]] == ["RL.ACQUIRE", "WAIT"]
+
+
+def test_async_durable_paths_are_guarded() -> None:
+    rec = AsyncWaitRecorder()
+    lim = AsyncLimiter(rec, timeout_ms=None, backend="module", durable=True)
+    other = Gcra(10, 1000, name="api")
+
+    async def run() -> None:
+        assert (await lim.check(Gcra(100, 1000, name="api"), "u")).allowed
+        assert [c[0] for c in rec.calls] == ["RL.GCRA", "WAIT"]
+        for call in (lambda: lim.check(other, "u"), lambda: lim.check_all([(other, "u")]),
+                     lambda: lim.refund(other, "u", 1), lambda: lim.refund_all([(other, "u")]),
+                     lambda: lim.acquire(Concurrency(2, 1000, name="api"), "u")):
+            with pytest.raises(ParameterConflictError):
+                await call()
+        with pytest.raises(ParameterConflictError):
+            await lim.reserve(other, "u", 3)
+        with pytest.raises(ParameterConflictError):
+            async with lim.lease(Concurrency(2, 1000, name="api"), "u"):
+                raise AssertionError("not reached: the lease is never taken")
+
+    asyncio.run(run())
+    assert len(rec.calls) == 2
