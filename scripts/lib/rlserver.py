@@ -110,8 +110,10 @@ class Client:
 
 
 class Server:
-    def __init__(self, module, server="redis-server", args=(), wrapper=(), start_deadline=10.0, name="rl"):
+    def __init__(self, module, server="redis-server", args=(), wrapper=(), start_deadline=10.0, name="rl",
+                 module_args=()):
         self.module = os.path.abspath(module)
+        self.module_args = list(module_args)
         self.server = server
         self.args = list(args)
         self.wrapper = list(wrapper)
@@ -138,7 +140,7 @@ class Server:
             "--enable-debug-command", "yes",
             "--logfile", os.path.join(self.dir, "server.log"),
             "--loadmodule", self.module,
-        ] + self.args
+        ] + self.module_args + self.args
         self.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                      stderr=open(os.path.join(self.dir, "stderr.log"), "wb"))
         deadline = time.monotonic() + self.start_deadline
