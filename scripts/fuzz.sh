@@ -26,8 +26,12 @@
 # system-wide (apt), and Debian's afl++ package is older than what afl.rs
 # expects.
 #
+# First it replays the corpus and fuzz/regressions/ through the same entry
+# points without a fuzzer (tests/fuzz_corpus.rs, feature `fuzzing`).
+#
 # Environment: FUZZ_SECONDS (per target, default 15), CARGO (default cargo),
-# FUZZ_JOBS (cargo -j, default 1). Exits 0 only if every target ran its
+# FUZZ_JOBS (cargo -j, default 1), CARGO_TARGET_DIR (the corpus replay's,
+# default target/), FUZZ_TARGET_DIR (the fuzzers', default target/fuzz). Exits 0 only if every target ran its
 # time without a crash or a hang.
 set -euo pipefail
 
@@ -40,7 +44,10 @@ AFL_VERSION=0.18.2
 BIN_ROOT=$ROOT/.deps/cargo-bin
 export XDG_DATA_HOME=$ROOT/.deps/afl-data
 export PATH=$BIN_ROOT/bin:$PATH
-export CARGO_TARGET_DIR=$ROOT/target/fuzz
+# The corpus replay builds where the other tests do; the instrumented
+# targets apart, in target/fuzz.
+TEST_TARGET_DIR=${CARGO_TARGET_DIR:-$ROOT/target}
+export CARGO_TARGET_DIR=${FUZZ_TARGET_DIR:-$ROOT/target/fuzz}
 OUT=$CARGO_TARGET_DIR/out
 ALL_TARGETS=(args rdb apply model)
 targets=("$@")
@@ -66,6 +73,17 @@ if [[ ! -f $stamp || $(cat "$stamp") != "$want" ]]; then
     echo "$want" >"$stamp"
     echo "fuzz: tooling installed in $((SECONDS - start)) s"
 fi
+
+# The corpus and the minimized findings, replayed without a fuzzer (in the
+# usual target directory: only this crate is rebuilt, with the feature).
+start=$SECONDS
+echo "fuzz: replaying fuzz/corpus and fuzz/regressions (tests/fuzz_corpus.rs)"
+if ! CARGO_TARGET_DIR=$TEST_TARGET_DIR "$CARGO" test --quiet -j "$JOBS" --features fuzzing \
+    --test fuzz_corpus; then
+    echo "fuzz: the corpus replay failed" >&2
+    exit 1
+fi
+echo "fuzz: replayed in $((SECONDS - start)) s"
 
 start=$SECONDS
 echo "fuzz: building the targets (target/fuzz/release)"
@@ -106,7 +124,8 @@ for t in "${targets[@]}"; do
         echo "fuzz: $t: ${#found[@]} crashing or hanging input(s):" >&2
         printf '  %s\n' "${found[@]}" >&2
         echo "fuzz: $t: replaying ${found[0]}:" >&2
-        "$CARGO_TARGET_DIR/release/$t" <"${found[0]}" 2>&1 | tail -n 20 >&2 || true
+        RUST_BACKTRACE=0 "$CARGO_TARGET_DIR/release/$t" <"${found[0]}" 2>&1 | grep -v '^note: ' | head -n 20 >&2 || true
+        echo "fuzz: $t: keep it as a regression: copy it (minimized: cargo afl tmin) into fuzz/regressions/$t/" >&2
         summary+=("$(printf '  %-6s FAILED %4ss  %s execs, %s inputs in the queue, %d crash/hang' "$t" $((SECONDS - start)) "$execs" "$paths" ${#found[@]})")
     else
         summary+=("$(printf '  %-6s ok     %4ss  %s execs, %s inputs in the queue' "$t" $((SECONDS - start)) "$execs" "$paths")")

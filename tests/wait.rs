@@ -205,7 +205,7 @@ fn timed_out_and_disconnected_waiters_leave_no_memory_behind() {
     let clients = |c: &mut Connection| info_u64(c, "clients", "connected_clients");
     // Each wait: one that times out (after 1 ms), and one whose client
     // closes while it waits.
-    let mut waits = |c: &mut Connection, n: usize| {
+    let waits = |c: &mut Connection, n: usize| {
         for _ in 0..n {
             let (allowed, ..) = acquire(c, "RL.ACQUIRE m 1 600000 WAIT 1");
             assert!(!allowed, "the holder keeps its lease");
