@@ -12,3 +12,8 @@ pub mod alloc_count;
 pub mod core;
 pub mod heavy_hitters;
 mod module;
+
+/// The fuzzers' entry points (`fuzz/`): the module's parsers, loaders and
+/// effects on a stand-in module API. Never in the module.
+#[cfg(feature = "fuzzing")]
+pub use module::fuzzing;

@@ -30,6 +30,12 @@ impl Acquire {
         self.id.as_ref()
     }
 
+    /// The core's limiter (for the fuzzers' model of the lease set).
+    #[cfg(feature = "fuzzing")]
+    pub fn leases(&self) -> &Leases {
+        &self.leases
+    }
+
     /// The same acquire against another limit (a waiter granted against the
     /// key's latest limit).
     pub fn with_limit(self, limit: u64) -> Result<Self, ParamError> {

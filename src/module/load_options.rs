@@ -43,7 +43,7 @@ impl LoadOptions {
         Self::parse_words(&args.iter().map(|a| a.as_slice()).collect::<Vec<_>>())
     }
 
-    fn parse_words(args: &[&[u8]]) -> Result<Self, String> {
+    pub(crate) fn parse_words(args: &[&[u8]]) -> Result<Self, String> {
         let mut opts = Self::default();
         let mut words = args.iter().copied();
         // Each argument at most once, as options of a command are.

@@ -13,6 +13,8 @@ pub mod effect;
 pub mod entry;
 pub mod ffi;
 pub mod fixed;
+#[cfg(feature = "fuzzing")]
+pub mod fuzzing;
 #[cfg(feature = "test-hooks")]
 pub mod hooks;
 pub mod info;

@@ -78,7 +78,7 @@ fn board(ctx: Ctx<'_>, args: &Argv<'_>, board: Board) {
 }
 
 /// `[COUNT n]` after the subcommand: 1 to `capacity`, default 10 (or less).
-fn parse_count(args: &Argv<'_>, capacity: u64) -> Result<u64, ArgError> {
+pub(crate) fn parse_count(args: &Argv<'_>, capacity: u64) -> Result<u64, ArgError> {
     match args.len() {
         2 => Ok(DEFAULT_COUNT.min(capacity)),
         4 if args.bytes(2).eq_ignore_ascii_case(b"COUNT") => args::int_in(args.bytes(3), "COUNT", 1, capacity),

@@ -379,6 +379,11 @@ fn timed_out(ctx: Ctx<'_>, args: Argv<'_>) {
     } else {
         acquire_now(ctx, args);
     }
+    // The server frees a blocked client's handle (and its reply client)
+    // only once the module unblocks it, however the wait ended: a timeout
+    // here is never chosen (the server times out no client already
+    // unblocked), so this is its one unblock.
+    api!(RedisModule_UnblockClient(bc, std::ptr::null_mut()));
 }
 
 unsafe extern "C" fn on_reply(ctx: *mut RedisModuleCtx, argv: *mut *mut RedisModuleString, argc: c_int) -> c_int {
@@ -405,11 +410,22 @@ unsafe extern "C" fn on_free(_ctx: *mut RedisModuleCtx, data: *mut c_void) {
 }
 
 /// A waiter's connection closed: it leaves the queue (the next tick wakes
-/// the waiters behind it).
+/// the waiters behind it), and is unblocked unless it was chosen (then
+/// `wake_queue` unblocked it already): the server frees a blocked client's
+/// handle only once the module unblocks it, even when its client is gone.
 unsafe extern "C" fn on_disconnect(_ctx: *mut RedisModuleCtx, bc: *mut RedisModuleBlockedClient) {
     entry::guard("a waiter's disconnection", (), || {
         if let Some((at, seq)) = BLOCKED.with(|b| b.borrow().get(&(bc as usize)).cloned()) {
+            let chosen = QUEUES.with(|q| {
+                q.borrow()
+                    .get(&at)
+                    .and_then(|queue| queue.waiters.iter().find(|w| w.seq == seq))
+                    .is_some_and(|w| w.chosen)
+            });
             leave(&at, seq);
+            if !chosen {
+                api!(RedisModule_UnblockClient(bc, std::ptr::null_mut()));
+            }
         }
     })
 }
