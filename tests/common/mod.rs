@@ -779,6 +779,31 @@ impl Server {
     }
 }
 
+/// A server with the module loaded and its wall clock frozen at [`T0_MS`]
+/// (the fake clock); `extra_args` are added to its command line (`&[]` for
+/// none).
+pub fn frozen_server(extra_args: &[&str]) -> Server {
+    let s = Server::start_with(ServerOptions {
+        fake_clock: true,
+        extra_args: extra_args.iter().map(|a| a.to_string()).collect(),
+        ..Default::default()
+    });
+    s.clock.as_ref().unwrap().freeze_at_ms(T0_MS);
+    s
+}
+
+/// Moves the fake clock of `s` (started with `fake_clock: true`) by `ms`
+/// milliseconds, back if negative: see [`FakeClock::advance_ms`].
+pub fn advance(s: &Server, ms: i64) {
+    s.clock.as_ref().unwrap().advance_ms(ms);
+}
+
+/// Stops the fake clock of `s` (started with `fake_clock: true`) at `ms`
+/// milliseconds since the Unix epoch.
+pub fn freeze(s: &Server, ms: u64) {
+    s.clock.as_ref().unwrap().freeze_at_ms(ms);
+}
+
 impl Drop for Server {
     fn drop(&mut self) {
         self.kill_child();
