@@ -13,6 +13,14 @@
 //! - `REDIS_RL_MODULE`: module `.so` to load (default
 //!   `<target dir>/release/libredis_rl.so`).
 //!
+//! Only the integration suite includes this module: each file that does is a
+//! `[[test]]` in `Cargo.toml` that requires the `server-tests` feature (the
+//! `compile_error!` below and `tests/split.rs` hold that), so plain
+//! `cargo test` runs only the tests that need no server. Run these with
+//! `make test` (every server) or `make test-integration`; by hand,
+//! `cargo test --features test-hooks,server-tests --test NAME` with
+//! `REDIS_SERVER` and `REDIS_RL_MODULE` set.
+//!
 //! Process hygiene: every server is killed (SIGKILL) and its temp dir removed
 //! when its [`Server`] is dropped, including during a panic unwind. On top of
 //! that, servers are spawned from one process-lifetime thread with
@@ -20,6 +28,13 @@
 //! without unwinding (abort, SIGKILL, a `Server` in a `static`), the kernel
 //! kills its servers.
 #![allow(dead_code)]
+
+#[cfg(not(feature = "server-tests"))]
+compile_error!(
+    "tests/common is the server harness: a test file that includes it (`mod common;`) needs a server, \
+     so it belongs to the integration suite: add it to Cargo.toml as a [[test]] with \
+     required-features = [\"server-tests\"] (see the `server-tests` feature there)"
+);
 
 pub mod cluster;
 pub mod limiter;
