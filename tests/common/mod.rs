@@ -19,7 +19,9 @@
 //! `cargo test` runs only the tests that need no server. Run these with
 //! `make test` (every server) or `make test-integration`; by hand,
 //! `cargo test --features test-hooks,server-tests --test NAME` with
-//! `REDIS_SERVER` and `REDIS_RL_MODULE` set.
+//! `REDIS_SERVER` and `REDIS_RL_MODULE` set. Without a server binary or a
+//! built module a test binary refuses in one line (exit status 2) instead of
+//! failing each of its tests.
 //!
 //! Process hygiene: every server is killed (SIGKILL) and its temp dir removed
 //! when its [`Server`] is dropped, including during a panic unwind. On top of
@@ -92,21 +94,48 @@ pub fn module_path() -> PathBuf {
     };
     let p = std::path::absolute(&p).unwrap_or(p);
     if !p.is_file() {
-        panic!(
-            "module not built: run `cargo build --release` (or `make test`) \
-             [looked for {}; override with REDIS_RL_MODULE]",
-            p.display()
-        );
+        refuse(&format!("the module is not built [looked for {}; override with REDIS_RL_MODULE]", p.display()));
     }
     p
 }
 
 /// Server binary: `$REDIS_SERVER` if set, else `redis-server` (from `PATH`).
+/// Refuses (see [`refuse`]) if it cannot be run, once per test process.
 pub fn server_binary() -> String {
-    match std::env::var("REDIS_SERVER") {
+    let bin = match std::env::var("REDIS_SERVER") {
         Ok(v) if !v.is_empty() => v,
         _ => "redis-server".to_string(),
+    };
+    static RUNS: OnceLock<Result<(), String>> = OnceLock::new();
+    let runs = RUNS.get_or_init(|| match Command::new(&bin).arg("--version").stdin(Stdio::null()).output() {
+        Ok(_) => Ok(()),
+        Err(e) => Err(format!("cannot run the server `{bin}`: {e} [override with REDIS_SERVER]")),
+    });
+    if let Err(why) = runs {
+        refuse(why);
     }
+    bin
+}
+
+/// Ends the whole test process with one line on stderr and exit status 2,
+/// when the environment has no server or no module: the same reason would
+/// otherwise fail every test of the file, each with a panic.
+fn refuse(why: &str) -> ! {
+    use std::io::Write;
+    // The first test to get here speaks; the others wait for the exit.
+    static ONE: Mutex<()> = Mutex::new(());
+    let _one = ONE.lock();
+    let exe = std::env::args().next().unwrap_or_default();
+    let name = Path::new(&exe).file_name().and_then(|n| n.to_str()).unwrap_or("");
+    // The test binary is `<name>-<hash>`.
+    let name = name.rsplit_once('-').map_or(name, |(n, _)| n);
+    let line = format!(
+        "tests/{name}.rs needs a redis-server and the module: run `make test` (or set REDIS_SERVER and \
+         REDIS_RL_MODULE after `make build`): {why}\n"
+    );
+    // Straight to the file descriptor: the test harness captures `eprintln!`.
+    let _ = std::io::stderr().write_all(line.as_bytes());
+    std::process::exit(2);
 }
 
 /// The server binary and what its `--version` says, e.g.
