@@ -5,13 +5,9 @@
 
 mod common;
 
-use common::limiter::{err_of, raw, rl};
+use common::limiter::{err_of, pttl, raw, rl};
 use common::{frozen_server, Server, ServerOptions, T0_MS};
 use redis::Value;
-
-fn pttl(c: &mut redis::Connection, key: &str) -> i64 {
-    redis::cmd("PTTL").arg(key).query(c).expect("PTTL")
-}
 
 #[test]
 fn integers_are_parsed_as_redis_parses_them() {
