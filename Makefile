@@ -75,12 +75,12 @@ lua-tz: ## Regenerate the Lua library's time-zone tables from the module's tzdat
 	scripts/gen-lua-tz.sh
 
 test-unit: ## Run only the pure-core unit and property tests (no server)
-	$(CARGO) test --features test-hooks --lib --test core_properties --test core_allocations --test core_param_changes --test core_log --test core_lease --test core_quota --test core_refunds --test core_replica_apply --test versions
+	$(CARGO) test --features test-hooks --lib --tests
 
 lint: ## rustfmt check and clippy with warnings as errors
 	$(CARGO) fmt --check
 	$(CARGO) clippy --all-targets -- -D warnings
-	$(CARGO) clippy --all-targets --features test-hooks -- -D warnings
+	$(CARGO) clippy --all-targets --features test-hooks,server-tests -- -D warnings
 
 bench: build ## End to end: RL commands vs INCR, SET PX and Lua with redis-benchmark (writes target/bench.md)
 	REDIS_SERVER=$(SERVER) scripts/bench.sh

@@ -6,7 +6,9 @@
 #      harness (no `mod common;`), such as the core's property tests; and the
 #      set-up scripts' own tests (scripts/test-deps.sh);
 #   2. then, for each server binary given, the integration suite: every
-#      tests/*.rs that uses the harness (`mod common;`), as one separate
+#      tests/*.rs that uses the harness (`mod common;`), which Cargo.toml
+#      declares as a [[test]] requiring the `server-tests` feature (and
+#      tests/split.rs checks it does), as one separate
 #      `cargo test` run with REDIS_SERVER set to that server, under a header
 #      that names the server and its version; then the example services'
 #      tests (scripts/test-examples.sh) against the same server.
@@ -42,17 +44,21 @@ if [[ ! -f $module ]]; then
 fi
 export REDIS_RL_MODULE=$module
 
-# The integration suite is every test file that uses the harness.
+# The integration suite: the [[test]] targets of Cargo.toml that require the
+# `server-tests` feature. The unit half is every other test target: `--tests`
+# without that feature leaves the integration suite out.
 integration=()
-standalone=()
-for f in tests/*.rs; do
-    name=$(basename "$f" .rs)
-    if grep -qE '^[[:space:]]*mod[[:space:]]+common[[:space:]]*;' "$f"; then
-        integration+=(--test "$name")
-    else
-        standalone+=(--test "$name")
-    fi
-done
+while read -r name; do
+    integration+=(--test "$name")
+done < <(awk '
+    /^\[/ { if (t && s) print n; t = ($0 == "[[test]]"); n = ""; s = 0; next }
+    t && /^name *=/ { n = $0; sub(/^name *= *"/, "", n); sub(/".*/, "", n) }
+    t && /^required-features *=/ && /"server-tests"/ { s = 1 }
+    END { if (t && s) print n }' Cargo.toml)
+if [[ ${#integration[@]} -eq 0 ]]; then
+    echo "test: no [[test]] in Cargo.toml requires the server-tests feature" >&2
+    exit 1
+fi
 
 results=()
 failed=0
@@ -112,7 +118,7 @@ if ((run_unit)); then
     echo
     echo "== unit and property tests (no server) =="
     start=$SECONDS
-    if "$cargo" test --features test-hooks --no-fail-fast --lib --bins --examples --benches "${standalone[@]}"; then
+    if "$cargo" test --features test-hooks --no-fail-fast --lib --bins --examples --benches --tests; then
         record "unit and property tests" ok $((SECONDS - start))
     else
         record "unit and property tests" FAILED $((SECONDS - start))
@@ -165,7 +171,7 @@ for server in "$@"; do
         record "integration suite on $label" FAILED $((SECONDS - start))
         continue
     fi
-    if REDIS_SERVER=$bin "$cargo" test --features test-hooks --no-fail-fast "${integration[@]}"; then
+    if REDIS_SERVER=$bin "$cargo" test --features test-hooks,server-tests --no-fail-fast "${integration[@]}"; then
         record "integration suite on $label" ok $((SECONDS - start))
     else
         echo "== integration suite FAILED on $label ($bin) ==" >&2

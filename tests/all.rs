@@ -13,7 +13,7 @@ use proptest::test_runner::{Config, TestCaseError, TestRunner};
 use redis::{Connection, Value};
 
 use common::limiter::{allowed_by_concurrent_clients, dump, err_of, exists, pttl, raw, rl, Reply};
-use common::{Server, ServerOptions, T0_MS};
+use common::{advance, frozen_server, T0_MS};
 use redis_rl::core::{
     Decision, Gcra, GcraState, Outcome, SlidingWindow, SlidingWindowState, TokenBucket, TokenBucketState,
 };
@@ -47,16 +47,6 @@ fn try_all(con: &mut Connection, line: &str) -> redis::RedisResult<AllReply> {
 
 fn all(con: &mut Connection, line: &str) -> AllReply {
     try_all(con, line).unwrap_or_else(|e| panic!("{line}: {e}"))
-}
-
-fn frozen_server() -> Server {
-    let s = Server::start_with(ServerOptions { fake_clock: true, ..Default::default() });
-    s.clock.as_ref().unwrap().freeze_at_ms(T0_MS);
-    s
-}
-
-fn advance(s: &Server, ms: i64) {
-    s.clock.as_ref().unwrap().advance_ms(ms);
 }
 
 /// The server's count of writes: unchanged means nothing was written.
@@ -122,7 +112,7 @@ fn all_matches_singles(con: &mut Connection, limits: &[Limit<'_>]) -> AllReply {
 
 #[test]
 fn an_allowed_call_consumes_from_every_key_as_each_command_would() {
-    let s = frozen_server();
+    let s = frozen_server(&[]);
     let mut c = s.conn();
     let limits = [
         ("u", "RL.GCRA", "10 1000 BURST 6 COST 2"),
@@ -142,7 +132,7 @@ fn an_allowed_call_consumes_from_every_key_as_each_command_would() {
 
 #[test]
 fn a_denial_by_any_spec_writes_nothing_to_any_key() {
-    let s = frozen_server();
+    let s = frozen_server(&[]);
     let mut c = s.conn();
     rl(&mut c, "RL.GCRA a 10 1000 COST 3");
     rl(&mut c, "RL.TOKENBUCKET b 2 1 1000 COST 2");
@@ -174,7 +164,7 @@ fn a_denial_by_any_spec_writes_nothing_to_any_key() {
 
 #[test]
 fn each_spec_takes_its_own_cost() {
-    let s = frozen_server();
+    let s = frozen_server(&[]);
     let mut c = s.conn();
     let r = all(&mut c, "RL.ALL 3 a b c GCRA 5 1000 COST 0 SLIDE 5 1000 COST 5 TOKENBUCKET 5 5 1000 COST 2");
     assert!(r.allowed);
@@ -189,7 +179,7 @@ fn each_spec_takes_its_own_cost() {
 
 #[test]
 fn retry_after_is_the_longest_wait_of_the_denying_limits_and_exact() {
-    let s = frozen_server();
+    let s = frozen_server(&[]);
     let mut c = s.conn();
     rl(&mut c, "RL.GCRA a 10 1000 BURST 1");
     rl(&mut c, "RL.TOKENBUCKET b 1 1 500");
@@ -207,7 +197,7 @@ fn retry_after_is_the_longest_wait_of_the_denying_limits_and_exact() {
 
 #[test]
 fn retry_after_is_never_when_any_denying_limit_can_never_allow() {
-    let s = frozen_server();
+    let s = frozen_server(&[]);
     let mut c = s.conn();
     rl(&mut c, "RL.TOKENBUCKET b 1 1 500");
     let r = all(&mut c, "RL.ALL 2 a b GCRA 10 1000 COST 11 TOKENBUCKET 1 1 500");
@@ -220,7 +210,7 @@ fn retry_after_is_never_when_any_denying_limit_can_never_allow() {
 
 #[test]
 fn peek_answers_what_the_call_would_and_writes_nothing() {
-    let s = frozen_server();
+    let s = frozen_server(&[]);
     let mut c = s.conn();
     rl(&mut c, "RL.GCRA a 3 1000 COST 2");
     let keys = ["a", "b"];
@@ -236,7 +226,7 @@ fn peek_answers_what_the_call_would_and_writes_nothing() {
 
 #[test]
 fn a_key_of_another_type_or_algorithm_is_wrongtype_and_nothing_is_written() {
-    let s = frozen_server();
+    let s = frozen_server(&[]);
     let mut c = s.conn();
     let _: () = redis::cmd("SET").arg("str").arg("x").query(&mut c).unwrap();
     rl(&mut c, "RL.GCRA g 5 1000");
@@ -266,7 +256,7 @@ fn a_key_of_another_type_or_algorithm_is_wrongtype_and_nothing_is_written() {
 
 #[test]
 fn a_key_may_appear_only_once() {
-    let s = frozen_server();
+    let s = frozen_server(&[]);
     let mut c = s.conn();
     for (line, want) in [
         ("RL.ALL 2 k k GCRA 5 1000 GCRA 5 1000", "ERR key 2 is the same as key 1: each key may appear only once"),
@@ -286,7 +276,7 @@ fn a_key_may_appear_only_once() {
 /// command answers, with the spec's number.
 #[test]
 fn an_option_value_that_spells_a_keyword_is_still_the_options_value() {
-    let s = frozen_server();
+    let s = frozen_server(&[]);
     let mut c = s.conn();
     let err = |c: &mut Connection, line: &str| err_of(c, &line.split(' ').collect::<Vec<_>>());
     let cases = [
@@ -317,7 +307,7 @@ fn an_option_value_that_spells_a_keyword_is_still_the_options_value() {
 
 #[test]
 fn bad_arguments_get_an_error_naming_the_problem_and_write_nothing() {
-    let s = frozen_server();
+    let s = frozen_server(&[]);
     let mut c = s.conn();
     rl(&mut c, "RL.GCRA a 5 1000");
     let keys = ["a", "b"];
@@ -381,7 +371,7 @@ fn bad_arguments_get_an_error_naming_the_problem_and_write_nothing() {
 
 #[test]
 fn up_to_sixteen_keys_in_one_call() {
-    let s = frozen_server();
+    let s = frozen_server(&[]);
     let mut c = s.conn();
     let keys: Vec<String> = (0..16).map(|i| format!("k{i}")).collect();
     let line = format!("RL.ALL 16 {} {}", keys.join(" "), "SLIDE 1 1000 ".repeat(16));
@@ -394,7 +384,7 @@ fn up_to_sixteen_keys_in_one_call() {
 
 #[test]
 fn resp3_reply_is_a_map_of_allowed_retry_and_limits() {
-    let s = frozen_server();
+    let s = frozen_server(&[]);
     let mut c = s.conn_resp3();
     let line = "RL.ALL 2 a b GCRA 3 1000 SLIDE 3 1000 COST 2";
     let words: Vec<&str> = line.split(' ').collect();
@@ -424,7 +414,7 @@ fn resp3_reply_is_a_map_of_allowed_retry_and_limits() {
 /// clock catches up. Nothing is consumed from any key.
 #[test]
 fn repairs_are_stored_even_when_the_call_is_denied_but_never_under_peek() {
-    let s = frozen_server();
+    let s = frozen_server(&[]);
     let mut c = s.conn();
     for key in ["j", "j:twin"] {
         assert!(rl(&mut c, &format!("RL.GCRA {key} 5 1000 COST 5")).allowed);
@@ -571,7 +561,7 @@ fn spec_words(key_prefix: &str, spec: &GenSpec) -> (String, String) {
 
 #[test]
 fn every_call_matches_each_spec_decided_alone_in_the_core() {
-    let s = frozen_server();
+    let s = frozen_server(&[]);
     let clock = s.clock.as_ref().unwrap();
     // The runner takes an `Fn`: the connection is borrowed per call.
     let con = std::cell::RefCell::new(s.conn());
@@ -649,7 +639,7 @@ fn sixteen_clients_get_exactly_the_tightest_limit_every_time() {
     const CLIENTS: usize = 16;
     const LIMIT: usize = 40;
     const CALLS: usize = 2 * LIMIT / CLIENTS + 5;
-    let s = frozen_server();
+    let s = frozen_server(&[]);
     let url = s.url();
     for round in 0..5 {
         // The GCRA is the tightest; the others have room to spare, so every

@@ -10,7 +10,7 @@ use common::limiter::{pttl, rl, Reply};
 use common::replication::{
     assert_same_state, command_calls, run_clock_from, snapshot, start_replica, wait_for_replica_offset, wait_for_sync,
 };
-use common::{Server, ServerOptions, T0_MS};
+use common::{advance, frozen_server, Server, ServerOptions, T0_MS};
 
 const HOUR_MS: i64 = 3_600_000;
 const DAY_MS: i64 = 24 * HOUR_MS;
@@ -23,16 +23,6 @@ const LIMITERS: [(&str, &str, i64, i64); 3] = [
     ("t", "RL.TOKENBUCKET t 5 1 2000", 5, 10_000),
     ("s", "RL.SLIDE s 5 10000", 5, 20_000),
 ];
-
-fn frozen_server() -> Server {
-    let s = Server::start_with(ServerOptions { fake_clock: true, ..Default::default() });
-    s.clock.as_ref().unwrap().freeze_at_ms(T0_MS);
-    s
-}
-
-fn advance(s: &Server, ms: i64) {
-    s.clock.as_ref().unwrap().advance_ms(ms);
-}
 
 /// Unit requests until the first denial; returns how many were admitted.
 fn drain(c: &mut redis::Connection, line: &str, burst: i64) -> i64 {
@@ -82,21 +72,21 @@ fn jump_back_and_check(s: &Server, c: &mut redis::Connection, jump_ms: i64) {
 
 #[test]
 fn a_backward_jump_of_an_hour_admits_nothing_extra_and_blocks_at_most_one_refill() {
-    let s = frozen_server();
+    let s = frozen_server(&[]);
     let mut c = s.conn();
     jump_back_and_check(&s, &mut c, HOUR_MS);
 }
 
 #[test]
 fn a_backward_jump_of_a_year_admits_nothing_extra_and_blocks_at_most_one_refill() {
-    let s = frozen_server();
+    let s = frozen_server(&[]);
     let mut c = s.conn();
     jump_back_and_check(&s, &mut c, 365 * DAY_MS);
 }
 
 #[test]
 fn each_key_is_full_exactly_at_the_reset_it_reported_after_a_backward_jump() {
-    let s = frozen_server();
+    let s = frozen_server(&[]);
     let mut c = s.conn();
     for (_, line, burst, refill_ms) in LIMITERS {
         advance(&s, 2 * DAY_MS); // a fresh start for each limiter
@@ -114,7 +104,7 @@ fn each_key_is_full_exactly_at_the_reset_it_reported_after_a_backward_jump() {
 
 #[test]
 fn a_forward_jump_of_a_day_admits_at_most_the_burst() {
-    let s = frozen_server();
+    let s = frozen_server(&[]);
     let mut c = s.conn();
     for (_, line, burst, _) in LIMITERS {
         assert_eq!(drain(&mut c, line, burst), burst);
@@ -138,7 +128,7 @@ fn a_forward_jump_of_a_day_admits_at_most_the_burst() {
 fn the_repair_write_after_a_backward_jump_reaches_the_replica() {
     // The replica's clock runs a day behind the master's: every key lives
     // on both.
-    let master = frozen_server();
+    let master = frozen_server(&[]);
     let replica = start_replica(&master, ServerOptions { fake_clock: true, ..Default::default() });
     run_clock_from(replica.clock.as_ref().unwrap(), T0_MS - DAY_MS as u64);
     let (mut m, mut r) = (master.conn(), replica.conn());

@@ -5,25 +5,13 @@
 mod common;
 
 use common::limiter::{all_commands, dump, err_of, exists, pttl, raw, rl, Reply};
-use common::{Server, ServerOptions};
+use common::{advance, frozen_server, Server, ServerOptions, T0_MS};
 use redis::Value;
 
 /// A frozen "now": a multiple of every window used here (epoch-aligned).
-const T0_MS: u64 = 1_800_000_000_000;
-
-fn frozen_server() -> Server {
-    let s = Server::start_with(ServerOptions { fake_clock: true, ..Default::default() });
-    s.clock.as_ref().unwrap().freeze_at_ms(T0_MS);
-    s
-}
-
-fn advance(s: &Server, ms: i64) {
-    s.clock.as_ref().unwrap().advance_ms(ms);
-}
-
 #[test]
 fn gcra_ten_per_second_burst_six() {
-    let s = frozen_server();
+    let s = frozen_server(&[]);
     let mut c = s.conn();
     for i in 1..=6 {
         assert_eq!(rl(&mut c, "RL.GCRA k 10 1000 BURST 6"), Reply::new(true, 6, 6 - i, 0, 100 * i));
@@ -35,7 +23,7 @@ fn gcra_ten_per_second_burst_six() {
 
 #[test]
 fn token_bucket_capacity_five_refilling_two_per_second() {
-    let s = frozen_server();
+    let s = frozen_server(&[]);
     let mut c = s.conn();
     for i in 1..=5 {
         assert_eq!(rl(&mut c, "RL.TOKENBUCKET b 5 2 1000"), Reply::new(true, 5, 5 - i, 0, 500 * i));
@@ -47,7 +35,7 @@ fn token_bucket_capacity_five_refilling_two_per_second() {
 
 #[test]
 fn sliding_window_five_per_second_filled_at_900() {
-    let s = frozen_server();
+    let s = frozen_server(&[]);
     let mut c = s.conn();
     advance(&s, 900);
     for i in 1..=5 {
@@ -63,7 +51,7 @@ fn sliding_window_five_per_second_filled_at_900() {
 
 #[test]
 fn cost_above_the_limit_is_never_allowed() {
-    let s = frozen_server();
+    let s = frozen_server(&[]);
     let mut c = s.conn();
     for (cmd, args) in all_commands(10, 1000) {
         assert_eq!(rl(&mut c, &format!("{cmd} k:{cmd} {args} COST 11")), Reply::new(false, 10, 10, -1, 0), "{cmd}");
@@ -73,7 +61,7 @@ fn cost_above_the_limit_is_never_allowed() {
 
 #[test]
 fn cost_is_consumed_at_once() {
-    let s = frozen_server();
+    let s = frozen_server(&[]);
     let mut c = s.conn();
     assert_eq!(rl(&mut c, "RL.GCRA g 10 1000 COST 4"), Reply::new(true, 10, 6, 0, 400));
     assert_eq!(rl(&mut c, "RL.TOKENBUCKET t 10 10 1000 COST 4"), Reply::new(true, 10, 6, 0, 400));
@@ -83,7 +71,7 @@ fn cost_is_consumed_at_once() {
 
 #[test]
 fn peek_answers_as_if_consumed_and_writes_nothing() {
-    let s = frozen_server();
+    let s = frozen_server(&[]);
     let mut c = s.conn();
     for (cmd, args) in all_commands(5, 1000) {
         let key = format!("p:{cmd}");
@@ -109,7 +97,7 @@ fn peek_answers_as_if_consumed_and_writes_nothing() {
 
 #[test]
 fn cost_zero_reads_the_state_and_writes_nothing() {
-    let s = frozen_server();
+    let s = frozen_server(&[]);
     let mut c = s.conn();
     for (cmd, args) in all_commands(5, 1000) {
         let key = format!("z:{cmd}");
@@ -125,7 +113,7 @@ fn cost_zero_reads_the_state_and_writes_nothing() {
 
 #[test]
 fn a_denied_request_writes_nothing() {
-    let s = frozen_server();
+    let s = frozen_server(&[]);
     let mut c = s.conn();
     for (cmd, args) in all_commands(2, 1000) {
         let key = format!("d:{cmd}");
@@ -138,7 +126,7 @@ fn a_denied_request_writes_nothing() {
 
 #[test]
 fn other_redis_types_and_other_algorithms_are_wrongtype() {
-    let s = frozen_server();
+    let s = frozen_server(&[]);
     let mut c = s.conn();
     let _: () = redis::pipe()
         .cmd("SET")
@@ -184,7 +172,7 @@ fn other_redis_types_and_other_algorithms_are_wrongtype() {
 
 #[test]
 fn keys_have_their_own_type_names() {
-    let s = frozen_server();
+    let s = frozen_server(&[]);
     let mut c = s.conn();
     rl(&mut c, "RL.GCRA g 1 1000");
     rl(&mut c, "RL.TOKENBUCKET t 1 1 1000");
@@ -197,7 +185,7 @@ fn keys_have_their_own_type_names() {
 
 #[test]
 fn resp3_replies_are_maps_with_a_boolean_allowed() {
-    let s = frozen_server();
+    let s = frozen_server(&[]);
     let mut c = s.conn_resp3();
     for (cmd, args) in all_commands(3, 1000) {
         let line = format!("{cmd} m:{cmd} {args} COST 2");
@@ -220,7 +208,7 @@ fn resp3_replies_are_maps_with_a_boolean_allowed() {
 
 #[test]
 fn memory_usage_is_small_and_the_same_for_every_key_of_an_algorithm() {
-    let s = frozen_server();
+    let s = frozen_server(&[]);
     let mut c = s.conn();
     for (cmd, args) in all_commands(1000, 60_000) {
         let mut usages = Vec::new();
@@ -242,7 +230,7 @@ fn memory_usage_is_small_and_the_same_for_every_key_of_an_algorithm() {
 
 #[test]
 fn pttl_equals_reset_after_and_the_key_vanishes_when_full() {
-    let s = frozen_server();
+    let s = frozen_server(&[]);
     let mut c = s.conn();
     for (cmd, args) in [("RL.GCRA", "7 1000 BURST 3"), ("RL.TOKENBUCKET", "4 3 1000"), ("RL.SLIDE", "5 700")] {
         let key = format!("ttl:{cmd}");
@@ -339,7 +327,7 @@ fn a_key_outlives_all_the_time_charged_to_it_on_every_expiry() {
 
 #[test]
 fn new_parameters_take_effect_at_once() {
-    let s = frozen_server();
+    let s = frozen_server(&[]);
     let mut c = s.conn();
     assert_eq!(rl(&mut c, "RL.GCRA k 10 1000 COST 5"), Reply::new(true, 10, 5, 0, 500));
     // Tightened to a burst of 3: the 500 ms backlog is more than it allows,
@@ -356,7 +344,7 @@ fn new_parameters_take_effect_at_once() {
 
 #[test]
 fn a_backward_clock_jump_blocks_no_longer_than_one_refill() {
-    let s = frozen_server();
+    let s = frozen_server(&[]);
     let mut c = s.conn();
     for (cmd, args, full_after) in
         [("RL.GCRA", "5 1000", 1000), ("RL.TOKENBUCKET", "5 5 1000", 1000), ("RL.SLIDE", "5 1000", 2000)]
@@ -377,7 +365,7 @@ fn a_backward_clock_jump_blocks_no_longer_than_one_refill() {
 
 #[test]
 fn rl_apply_is_refused_from_clients_and_writes_nothing() {
-    let s = frozen_server();
+    let s = frozen_server(&[]);
     let mut c = s.conn();
     let mut payload = vec![b'G'];
     payload.extend_from_slice(&(T0_MS * 1000 + 5_000_000).to_le_bytes());
@@ -398,7 +386,7 @@ fn rl_apply_is_refused_from_clients_and_writes_nothing() {
 
 #[test]
 fn writes_fire_keyspace_notifications() {
-    let s = frozen_server();
+    let s = frozen_server(&[]);
     let mut c = s.conn();
     let _: () = redis::cmd("CONFIG").arg("SET").arg("notify-keyspace-events").arg("Kd").query(&mut c).unwrap();
     let mut sub = s.conn();

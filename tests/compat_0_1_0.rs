@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 use common::limiter::{pttl, rl, Reply};
 use common::replication::pexpiretime;
-use common::{Server, ServerOptions, T0_MS};
+use common::{freeze, frozen_server, Server, T0_MS};
 
 /// When the fixtures are read: inside every key's window.
 const AT_MS: u64 = T0_MS + 500;
@@ -73,13 +73,10 @@ fn check(s: &Server, how: &str) {
     }
 }
 
+/// [`frozen_server`], its clock moved on to `AT_MS` before anything runs.
 fn frozen(extra: &[&str]) -> Server {
-    let s = Server::start_with(ServerOptions {
-        fake_clock: true,
-        extra_args: extra.iter().map(|a| a.to_string()).collect(),
-        ..Default::default()
-    });
-    s.clock.as_ref().unwrap().freeze_at_ms(AT_MS);
+    let s = frozen_server(extra);
+    freeze(&s, AT_MS);
     s
 }
 

@@ -10,6 +10,10 @@
 //! store, in the word block the module keeps (grown by doubling), and in a
 //! replica's block that only receives each change as words.
 
+#[path = "common/model.rs"]
+mod model;
+
+use model::{config, least};
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
 use redis_rl::core::lease::{
@@ -22,10 +26,6 @@ use redis_rl::core::{
 const MS: u64 = 1_000_000;
 /// 2027-01-15 in ns.
 const T0: u64 = 1_800_000_000_000 * MS;
-
-fn config() -> ProptestConfig {
-    ProptestConfig { cases: 384, failure_persistence: None, ..ProptestConfig::default() }
-}
 
 fn id(s: &str) -> LeaseId {
     LeaseId::new(s.as_bytes()).unwrap()
@@ -66,20 +66,6 @@ fn reading(key: Option<&Key>, now: u64) -> (Vec<M>, bool) {
 
 fn units_live_at(v: &[M], t: u64) -> u64 {
     v.iter().filter(|l| l.d > t).map(|l| l.units).sum()
-}
-
-fn least(hi: u64, pred: impl Fn(u64) -> bool) -> u64 {
-    assert!(pred(hi), "search bound {hi} is too low");
-    let (mut lo, mut hi) = (0, hi);
-    while lo < hi {
-        let mid = lo + (hi - lo) / 2;
-        if pred(mid) {
-            hi = mid;
-        } else {
-            lo = mid + 1;
-        }
-    }
-    lo
 }
 
 #[derive(Debug)]
@@ -426,7 +412,7 @@ fn run(limit0: u64, lease0: u64, steps: &[Step]) -> Result<(), TestCaseError> {
 }
 
 proptest! {
-    #![proptest_config(config())]
+    #![proptest_config(config(384))]
 
     #[test]
     fn the_lease_set_answers_and_stores_what_the_model_does(

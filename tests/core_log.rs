@@ -11,6 +11,10 @@
 //! `(t - window, t]` from the log, where the sliding window counter
 //! (`RL.SLIDE`'s core) admits more on the same traffic.
 
+#[path = "common/model.rs"]
+mod model;
+
+use model::{config, least};
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
 use redis_rl::core::{LogBuf, LogChange, LogOp, LogRead, LogRing, SlidingLog, SlidingWindow};
@@ -18,10 +22,6 @@ use redis_rl::core::{LogBuf, LogChange, LogOp, LogRead, LogRing, SlidingLog, Sli
 const MS: u64 = 1_000_000;
 /// 2027-01-15 in ns, on a whole hour.
 const T0: u64 = 1_800_000_000_000 * MS;
-
-fn config() -> ProptestConfig {
-    ProptestConfig { cases: 512, failure_persistence: None, ..ProptestConfig::default() }
-}
 
 // ---------------------------------------------------------------------------
 // The model.
@@ -74,21 +74,6 @@ fn sum(v: &[(u64, u64)]) -> u64 {
 /// The cost of `v` still live at `t` under `window_ms`.
 fn live_at(v: &[(u64, u64)], t: u64, window_ms: u64) -> u64 {
     v.iter().filter(|e| e.0 + window_ms * MS > t).map(|e| e.1).sum()
-}
-
-/// The least `x` in `0..=hi` with `pred(x)`, for a predicate monotone in `x`.
-fn least(hi: u64, pred: impl Fn(u64) -> bool) -> u64 {
-    assert!(pred(hi), "search bound {hi} is too low");
-    let (mut lo, mut hi) = (0, hi);
-    while lo < hi {
-        let mid = lo + (hi - lo) / 2;
-        if pred(mid) {
-            hi = mid;
-        } else {
-            lo = mid + 1;
-        }
-    }
-    lo
 }
 
 /// What the model answers and stores for one call.
@@ -286,7 +271,7 @@ fn run(limit0: u64, window0: u64, steps: &[Step]) -> Result<(), TestCaseError> {
 }
 
 proptest! {
-    #![proptest_config(config())]
+    #![proptest_config(config(512))]
 
     #[test]
     fn the_log_answers_and_stores_what_the_model_does(

@@ -9,6 +9,10 @@
 //! Time is whole milliseconds here, as on Redis 7.0 (µs for the calls; GCRA
 //! and the token bucket take ns, so their checks scale it).
 
+#[path = "common/model.rs"]
+mod model;
+
+use model::config;
 use proptest::prelude::*;
 use redis_rl::core::{Decision, Gcra, Outcome, SlidingWindow, TokenBucket};
 
@@ -61,12 +65,8 @@ fn steps() -> impl Strategy<Value = Vec<(usize, u64, u64)>> {
     prop::collection::vec((0usize..4, prop_oneof![Just(0u64), 0u64..50, 0u64..3000], 0u64..7), 1..40)
 }
 
-fn config() -> ProptestConfig {
-    ProptestConfig { cases: 256, failure_persistence: None, ..ProptestConfig::default() }
-}
-
 proptest! {
-    #![proptest_config(config())]
+    #![proptest_config(config(256))]
 
     #[test]
     fn gcra_stays_exact_across_parameter_changes(steps in steps()) {

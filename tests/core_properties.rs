@@ -17,9 +17,13 @@
 //! contract's invariants (../shared/SPEC.md): exact retry (2), exact reset and
 //! key expiry (3), and clock jumps (6).
 
+#[path = "common/model.rs"]
+mod model;
+
 use std::collections::HashMap;
 use std::fmt::Debug;
 
+use model::{config, least};
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
 use redis_rl::core::{
@@ -37,15 +41,6 @@ const EPOCH_US: u64 = 1_800_000_000_000_000;
 const TEN_DAYS_US: u64 = 10 * 86_400 * 1_000_000;
 /// The latest server clock the contract covers: 2200-01-01, µs.
 const MAX_NOW_US: u64 = 7_258_118_400_000_000;
-
-fn config() -> ProptestConfig {
-    ProptestConfig {
-        cases: 256,
-        // Minimal cases are printed on failure; write no regression files.
-        failure_persistence: None,
-        ..ProptestConfig::default()
-    }
-}
 
 // ---------------------------------------------------------------------------
 // The core, behind one interface.
@@ -107,22 +102,6 @@ trait Model {
     fn burst_is_exact(&self) -> bool {
         true
     }
-}
-
-/// The least `x` in `0..=hi` with `pred(x)`, for a predicate monotone in `x`
-/// (false ... false true ... true) that holds at `hi`.
-fn least(hi: u64, pred: impl Fn(u64) -> bool) -> u64 {
-    assert!(pred(hi), "search bound {hi} is too low");
-    let (mut lo, mut hi) = (0, hi);
-    while lo < hi {
-        let mid = lo + (hi - lo) / 2;
-        if pred(mid) {
-            hi = mid;
-        } else {
-            lo = mid + 1;
-        }
-    }
-    lo
 }
 
 /// The reply a model gives to `cost` at `now`, consuming if allowed.
@@ -749,7 +728,7 @@ macro_rules! algorithm_properties {
             use super::*;
 
             proptest! {
-                #![proptest_config(config())]
+                #![proptest_config(config(256))]
 
                 #[test]
                 fn $matches_model(s in scenario::<$params>()) {

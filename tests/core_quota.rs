@@ -12,9 +12,13 @@
 //! - a naive model of the count (a log of what was admitted, per window) for
 //!   the decisions, over random sequences (proptest).
 
+#[path = "common/model.rs"]
+mod model;
+
 use jiff::civil::DateTime;
 use jiff::tz::TimeZone;
 use jiff::Timestamp;
+use model::config;
 use proptest::prelude::*;
 use redis_rl::core::{Calendar, CalendarCache, Period, Quota, QuotaState, Settle, Unit, Window, Zone};
 
@@ -226,12 +230,8 @@ const ZONES: [&str; 10] = [
 ];
 const UNITS: [Unit; 5] = [Unit::Hour, Unit::Day, Unit::Week, Unit::Month, Unit::Year];
 
-fn config() -> ProptestConfig {
-    ProptestConfig { cases: 256, failure_persistence: None, ..ProptestConfig::default() }
-}
-
 proptest! {
-    #![proptest_config(config())]
+    #![proptest_config(config(256))]
 
     /// Any instant from 1980 to 2100: the window holds it, its bounds are
     /// where the local unit changes (the reference walk over one minute on
@@ -275,7 +275,7 @@ const PERIODS: [Period; 4] =
     [Period::Calendar(Unit::Hour), Period::Calendar(Unit::Day), Period::Fixed(1_000), Period::Fixed(90_000)];
 
 proptest! {
-    #![proptest_config(config())]
+    #![proptest_config(config(256))]
 
     /// One period, a random sequence of calls and refunds: every reply is
     /// what a log of admitted costs in the current window says, retry and

@@ -25,6 +25,10 @@
 //! The sliding window keeps counts, so its refunds are exact: from the
 //! current window's count first, then the previous one's, never below 0.
 
+#[path = "common/model.rs"]
+mod model;
+
+use model::config;
 use proptest::prelude::*;
 use redis_rl::core::time::Nanos;
 use redis_rl::core::{Algorithm, Change, Decision, Gcra, SlidingWindow, SlidingWindowState, TokenBucket, Verdict};
@@ -32,10 +36,6 @@ use redis_rl::core::{Algorithm, Change, Decision, Gcra, SlidingWindow, SlidingWi
 const NS_PER_MS: u64 = 1_000_000;
 /// 2027-01-15, on a whole hour, in ns.
 const T0: u64 = 1_800_000_000_000_000_000;
-
-fn config() -> ProptestConfig {
-    ProptestConfig { cases: 512, failure_persistence: None, ..ProptestConfig::default() }
-}
 
 /// The state a verdict leaves, given the state before it: `None` when the key is gone.
 fn after<S: Copy>(before: Option<S>, v: &Verdict<S>) -> Option<S> {
@@ -131,7 +131,7 @@ fn backlog(full_at: Option<u64>, t: u64) -> u64 {
 }
 
 proptest! {
-    #![proptest_config(config())]
+    #![proptest_config(config(512))]
 
     /// Whole-ns units: reserve c, refund r == consume(c - r), every field and
     /// the expiry, with any earlier backlog and any time between.

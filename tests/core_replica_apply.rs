@@ -9,6 +9,10 @@
 //! deletes the key. After every step each store is checked with what RDB
 //! load and RESTORE check (`SlidingLog::valid`, `LeaseBlock::valid`).
 
+#[path = "common/model.rs"]
+mod model;
+
+use model::config;
 use proptest::prelude::*;
 use redis_rl::core::{
     LeaseBlock, LeaseChange, LeaseHeader, LeaseId, LeaseRead, Leases, LogBuf, LogChange, LogOp, LogRead, SlidingLog,
@@ -17,10 +21,6 @@ use redis_rl::core::{
 const MS: u64 = 1_000_000;
 /// 2027-01-15 in ns, on a whole hour.
 const T0: u64 = 1_800_000_000_000 * MS;
-
-fn config() -> ProptestConfig {
-    ProptestConfig { cases: 256, failure_persistence: None, ..ProptestConfig::default() }
-}
 
 /// Who writes a step, and how far that node's clock moves first (ms).
 #[derive(Debug, Clone)]
@@ -85,7 +85,7 @@ fn log_valid(store: &Option<LogBuf>) -> bool {
 }
 
 proptest! {
-    #![proptest_config(config())]
+    #![proptest_config(config(256))]
 
     #[test]
     fn a_replica_log_stays_loadable_with_local_writes_and_its_own_clock((skew_ms, steps) in steps()) {
@@ -223,7 +223,7 @@ fn lease_change(set: &mut Option<Vec<u64>>, now: u64, op: u8, cost: u64, param: 
 }
 
 proptest! {
-    #![proptest_config(config())]
+    #![proptest_config(config(256))]
 
     #[test]
     fn a_replica_lease_set_stays_loadable_with_local_writes_and_its_own_clock((skew_ms, steps) in steps()) {

@@ -12,13 +12,7 @@ use common::replication::{
     assert_no_crash_in_log, assert_same_state, digest, is_missing_digest, key_state, mixed_workload, pexpiretime,
     snapshot,
 };
-use common::{Server, ServerOptions, T0_MS};
-
-fn frozen_server() -> Server {
-    let s = Server::start_with(ServerOptions { fake_clock: true, ..Default::default() });
-    s.clock.as_ref().unwrap().freeze_at_ms(T0_MS);
-    s
-}
+use common::{frozen_server, Server, T0_MS};
 
 /// One limiter key of each algorithm, part-way drained.
 const LIMITERS: [(&str, &str); 3] =
@@ -41,7 +35,7 @@ fn on_key(line: &str, key: &str) -> String {
 
 #[test]
 fn dump_and_restore_give_identical_state_and_expiry() {
-    let s = frozen_server();
+    let s = frozen_server(&[]);
     let mut c = s.conn();
     write_limiters(&mut c);
     mixed_workload(&mut c, s.clock.as_ref().unwrap(), "w:", 10, 3);
@@ -75,7 +69,7 @@ fn dump_and_restore_give_identical_state_and_expiry() {
 
 #[test]
 fn copy_gives_identical_state_and_an_independent_key() {
-    let s = frozen_server();
+    let s = frozen_server(&[]);
     let mut c = s.conn();
     write_limiters(&mut c);
     for (key, line) in LIMITERS {
@@ -97,7 +91,7 @@ fn copy_gives_identical_state_and_an_independent_key() {
 
 #[test]
 fn migrate_to_another_server_gives_identical_state_and_expiry() {
-    let (src, dst) = (frozen_server(), frozen_server());
+    let (src, dst) = (frozen_server(&[]), frozen_server(&[]));
     let (mut a, mut b) = (src.conn(), dst.conn());
     write_limiters(&mut a);
     mixed_workload(&mut a, src.clock.as_ref().unwrap(), "w:", 10, 3);
@@ -313,7 +307,7 @@ fn real_dumps(c: &mut redis::Connection) -> Vec<(&'static str, Vec<u8>, ModuleDu
 
 #[test]
 fn truncated_or_garbled_restore_payloads_are_refused_and_the_server_stays_up() {
-    let s = frozen_server();
+    let s = frozen_server(&[]);
     let mut c = s.conn();
     for (key, payload, _) in real_dumps(&mut c) {
         let mut cases: Vec<(String, Vec<u8>)> = vec![
@@ -344,7 +338,7 @@ fn truncated_or_garbled_restore_payloads_are_refused_and_the_server_stays_up() {
 
 #[test]
 fn restore_with_a_valid_checksum_but_a_bad_module_value_is_refused() {
-    let s = frozen_server();
+    let s = frozen_server(&[]);
     let mut c = s.conn();
     for (key, _, real) in real_dumps(&mut c) {
         let n = real.fields.len();
@@ -377,7 +371,7 @@ fn restore_with_a_valid_checksum_but_a_bad_module_value_is_refused() {
 
 #[test]
 fn restore_of_an_unknown_encoding_version_is_refused() {
-    let s = frozen_server();
+    let s = frozen_server(&[]);
     let mut c = s.conn();
     for (key, _, real) in real_dumps(&mut c) {
         // 0 is 0.1.0's (tests/compat_0_1_0.rs restores real ones), 1 today's.
@@ -392,7 +386,7 @@ fn restore_of_an_unknown_encoding_version_is_refused() {
 
 #[test]
 fn extreme_but_well_formed_restored_states_read_as_drained_or_idle_never_crash() {
-    let s = frozen_server();
+    let s = frozen_server(&[]);
     let mut c = s.conn();
     let real = real_dumps(&mut c);
     let now_ns = T0_MS * 1_000_000;

@@ -10,9 +10,7 @@
 mod common;
 
 use common::limiter::{exists, pttl, rl, try_rl};
-use common::{FakeClock, Server, ServerOptions};
-
-const T0_MS: u64 = 1_800_000_000_000;
+use common::{FakeClock, Server, ServerOptions, T0_MS};
 
 /// A small deterministic generator, so a failure reproduces.
 struct Lcg(u64);

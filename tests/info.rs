@@ -5,9 +5,7 @@ mod common;
 use std::collections::HashMap;
 
 use common::limiter::{err_of, rl};
-use common::{Server, ServerOptions};
-
-const T0_MS: u64 = 1_800_000_000_000;
+use common::{Server, ServerOptions, T0_MS};
 
 /// `INFO rl` as field -> value, with `k=v,k=v` values split out as `field.k`.
 fn info_rl(c: &mut redis::Connection) -> HashMap<String, String> {

@@ -8,28 +8,10 @@
 
 mod common;
 
-use common::limiter::{allowed_by_concurrent_clients, dump, err_of, exists, pttl, raw, Reply};
+use common::limiter::{allowed_by_concurrent_clients, dump, err_of, exists, pttl, r, raw, Reply};
 use common::replication::{assert_reload_restore_and_copy_keep, replica_and_aof_replay, snapshot, start_replica};
-use common::{Server, ServerOptions, T0_MS};
+use common::{freeze, frozen_server, Server, ServerOptions, T0_MS};
 use redis::{Connection, Value};
-
-fn frozen_server_with(extra_args: &[&str]) -> Server {
-    let s = Server::start_with(ServerOptions {
-        fake_clock: true,
-        extra_args: extra_args.iter().map(|a| a.to_string()).collect(),
-        ..Default::default()
-    });
-    s.clock.as_ref().unwrap().freeze_at_ms(T0_MS);
-    s
-}
-
-fn freeze(s: &Server, ms: u64) {
-    s.clock.as_ref().unwrap().freeze_at_ms(ms);
-}
-
-fn r(allowed: bool, limit: i64, remaining: i64, retry: i64, reset: i64) -> Reply {
-    Reply::new(allowed, limit, remaining, retry, reset)
-}
 
 /// The six fields of an RL.ACQUIRE reply (RESP2): the five, and the lease.
 fn parse(v: &Value) -> (Reply, Option<String>) {
@@ -51,7 +33,7 @@ fn int(c: &mut Connection, words: &[&str]) -> i64 {
 
 #[test]
 fn weighted_leases_answer_six_fields_with_exact_retry_and_reset() {
-    let s = frozen_server_with(&[]);
+    let s = frozen_server(&[]);
     let mut c = s.conn();
     let (reply, a) = acquire(&mut c, "RL.ACQUIRE pool 5 10000 COST 2");
     assert_eq!(reply, r(true, 5, 3, 0, 10000));
@@ -86,7 +68,7 @@ fn weighted_leases_answer_six_fields_with_exact_retry_and_reset() {
 
 #[test]
 fn resp3_adds_the_lease_to_the_map() {
-    let s = frozen_server_with(&[]);
+    let s = frozen_server(&[]);
     let mut c = s.conn_resp3();
     let v = raw(&mut c, &["RL.ACQUIRE", "k", "1", "1000", "ID", "job-7"]).unwrap();
     let Value::Map(fields) = v else { panic!("{v:?}") };
@@ -101,7 +83,7 @@ fn resp3_adds_the_lease_to_the_map() {
 
 #[test]
 fn a_named_lease_is_renewed_by_a_retried_acquire_never_taken_twice() {
-    let s = frozen_server_with(&[]);
+    let s = frozen_server(&[]);
     let mut c = s.conn();
     assert_eq!(acquire(&mut c, "RL.ACQUIRE k 2 1000 ID job-1 COST 2"), (r(true, 2, 0, 0, 1000), Some("job-1".into())));
     freeze(&s, T0_MS + 600);
@@ -124,7 +106,7 @@ fn a_named_lease_is_renewed_by_a_retried_acquire_never_taken_twice() {
 
 #[test]
 fn release_and_renew_answer_1_for_a_live_lease_and_write_only_then() {
-    let s = frozen_server_with(&[]);
+    let s = frozen_server(&[]);
     let mut c = s.conn();
     let (_, a) = acquire(&mut c, "RL.ACQUIRE k 3 1000");
     let (_, b) = acquire(&mut c, "RL.ACQUIRE k 3 5000");
@@ -151,7 +133,7 @@ fn release_and_renew_answer_1_for_a_live_lease_and_write_only_then() {
 
 #[test]
 fn bad_input_is_an_error_that_writes_nothing() {
-    let s = frozen_server_with(&[]);
+    let s = frozen_server(&[]);
     let mut c = s.conn();
     acquire(&mut c, "RL.ACQUIRE k 3 1000 ID x");
     let before = (dump(&mut c, "k"), pttl(&mut c, "k"));
@@ -206,7 +188,7 @@ fn sixteen_clients_get_exactly_the_limit_every_time() {
 
 #[test]
 fn a_lease_is_never_live_longer_than_its_own_lease_ms_after_the_clock_goes_back() {
-    let s = frozen_server_with(&[]);
+    let s = frozen_server(&[]);
     let mut c = s.conn();
     acquire(&mut c, "RL.ACQUIRE k 1 10000");
     // The clock goes back an hour: the lease reads as ending 10 s from now,
@@ -225,7 +207,7 @@ fn all(c: &mut Connection, line: &str) -> Value {
 
 #[test]
 fn rl_all_takes_a_slot_and_a_rate_together_or_neither() {
-    let s = frozen_server_with(&[]);
+    let s = frozen_server(&[]);
     let mut c = s.conn();
     let line = "RL.ALL 2 {api}:db {api}:rate CONCURRENCY 1 30000 ID req-1 GCRA 1 1000";
     let Value::Array(items) = all(&mut c, line) else { panic!() };
@@ -252,7 +234,7 @@ fn rl_all_takes_a_slot_and_a_rate_together_or_neither() {
 
 #[test]
 fn memory_usage_grows_with_the_leases_held_and_shrinks_back() {
-    let s = frozen_server_with(&[]);
+    let s = frozen_server(&[]);
     let mut c = s.conn();
     let usage = |c: &mut Connection| -> i64 { redis::cmd("MEMORY").arg("USAGE").arg("k").query(c).unwrap() };
     let mut ids = Vec::new();
@@ -329,7 +311,7 @@ fn replicas_and_aof_replay_hold_the_masters_sets() {
 
 #[test]
 fn rdb_reload_dump_restore_and_copy_keep_the_set() {
-    let s = frozen_server_with(&[]);
+    let s = frozen_server(&[]);
     let mut c = s.conn();
     workload(&s, &mut c, 3, 400);
     let expected = snapshot(&mut c);
@@ -339,7 +321,7 @@ fn rdb_reload_dump_restore_and_copy_keep_the_set() {
 
 #[test]
 fn a_replica_fires_the_masters_events_for_acquire_renew_and_release() {
-    let master = frozen_server_with(&[]);
+    let master = frozen_server(&[]);
     let replica = start_replica(&master, ServerOptions::default());
     let mut r = replica.conn();
     let _: () = redis::cmd("CONFIG").arg("SET").arg("notify-keyspace-events").arg("Kg$d").query(&mut r).unwrap();
@@ -397,7 +379,7 @@ fn next_life_gives_new_ids(c: &mut Connection, earlier: &[String]) {
 
 #[test]
 fn generated_ids_never_come_back_when_the_key_is_created_again() {
-    let s = frozen_server_with(&[]);
+    let s = frozen_server(&[]);
     let mut c = s.conn();
     let mut earlier = a_life_of_k(&mut c);
     earlier.extend(a_life_of_k(&mut c));
@@ -406,7 +388,7 @@ fn generated_ids_never_come_back_when_the_key_is_created_again() {
 
 #[test]
 fn generated_ids_never_come_back_after_a_restart() {
-    let mut s = frozen_server_with(&[]);
+    let mut s = frozen_server(&[]);
     let mut c = s.conn();
     let mut earlier = a_life_of_k(&mut c);
     // The node's floor is kept in the RDB (an aux field), with no key left.
@@ -420,7 +402,7 @@ fn generated_ids_never_come_back_after_a_restart() {
 
 #[test]
 fn generated_ids_never_come_back_on_a_promoted_replica() {
-    let master = frozen_server_with(&[]);
+    let master = frozen_server(&[]);
     let replica = start_replica(&master, ServerOptions { fake_clock: true, ..Default::default() });
     replica.clock.as_ref().unwrap().freeze_at_ms(T0_MS);
     let mut m = master.conn();
@@ -433,7 +415,7 @@ fn generated_ids_never_come_back_on_a_promoted_replica() {
 
 #[test]
 fn generated_ids_never_come_back_after_an_older_copy_is_restored() {
-    let s = frozen_server_with(&[]);
+    let s = frozen_server(&[]);
     let mut c = s.conn();
     let (_, first) = acquire(&mut c, "RL.ACQUIRE k 2 1000");
     let first = first.unwrap();
@@ -459,7 +441,7 @@ fn generated_ids_never_come_back_after_an_older_copy_is_restored() {
 /// the width its live ids need once the longest id has left.
 #[test]
 fn a_long_id_widens_the_block_only_while_it_is_held() {
-    let s = frozen_server_with(&[]);
+    let s = frozen_server(&[]);
     let mut c = s.conn();
     let usage = |c: &mut Connection| -> i64 { redis::cmd("MEMORY").arg("USAGE").arg("w").query(c).unwrap() };
     let mut ids = Vec::new();

@@ -7,29 +7,11 @@
 
 mod common;
 
-use common::limiter::{all_ints, dump, err_of, exists, pttl, rl, Reply};
+use common::limiter::{all_ints, dump, err_of, exists, pttl, r, rl, Reply};
 use common::replication::{assert_reload_restore_and_copy_keep, digest, replica_and_aof_replay, snapshot};
-use common::{Server, ServerOptions, T0_MS};
+use common::{freeze, frozen_server, Server, T0_MS};
 use proptest::prelude::*;
 use redis::Connection;
-
-fn frozen_server_with(extra_args: &[&str]) -> Server {
-    let s = Server::start_with(ServerOptions {
-        fake_clock: true,
-        extra_args: extra_args.iter().map(|a| a.to_string()).collect(),
-        ..Default::default()
-    });
-    s.clock.as_ref().unwrap().freeze_at_ms(T0_MS);
-    s
-}
-
-fn freeze(s: &Server, ms: u64) {
-    s.clock.as_ref().unwrap().freeze_at_ms(ms);
-}
-
-fn r(allowed: bool, limit: i64, remaining: i64, retry: i64, reset: i64) -> Reply {
-    Reply::new(allowed, limit, remaining, retry, reset)
-}
 
 /// The exact log, as SPEC describes it: entries `(t_ms, cost)`, oldest
 /// first, one per admitted instant. Fixed `limit` and `window`; time only
@@ -125,7 +107,7 @@ fn op() -> impl Strategy<Value = Op> {
 
 #[test]
 fn every_reply_field_and_pttl_match_an_exact_model() {
-    let s = frozen_server_with(&[]);
+    let s = frozen_server(&[]);
     let c = std::cell::RefCell::new(s.conn());
     let case = std::cell::Cell::new(0u64);
     let config = ProptestConfig { cases: 24, failure_persistence: None, ..ProptestConfig::default() };
@@ -160,7 +142,7 @@ fn every_reply_field_and_pttl_match_an_exact_model() {
 
 #[test]
 fn a_burst_at_a_window_boundary_never_gets_past_the_log_but_gets_past_the_window_counter() {
-    let s = frozen_server_with(&[]);
+    let s = frozen_server(&[]);
     let mut c = s.conn();
     // Windows of 1 s, aligned to the epoch (T0 is a whole second).
     let t = |ms: u64| T0_MS + ms;
@@ -189,7 +171,7 @@ fn a_burst_at_a_window_boundary_never_gets_past_the_log_but_gets_past_the_window
 
 #[test]
 fn retry_and_reset_are_exact_to_the_millisecond() {
-    let s = frozen_server_with(&[]);
+    let s = frozen_server(&[]);
     let mut c = s.conn();
     assert_eq!(rl(&mut c, "RL.LOG k 5 10000 COST 2"), r(true, 5, 3, 0, 10000));
     freeze(&s, T0_MS + 3000);
@@ -214,7 +196,7 @@ fn retry_and_reset_are_exact_to_the_millisecond() {
 
 #[test]
 fn refunds_take_the_newest_units_first_and_an_emptied_log_is_deleted() {
-    let s = frozen_server_with(&[]);
+    let s = frozen_server(&[]);
     let mut c = s.conn();
     // A refund on a missing key writes nothing.
     assert_eq!(rl(&mut c, "RL.LOG k 10 1000 REFUND 3"), r(true, 10, 10, 0, 0));
@@ -246,7 +228,7 @@ fn info_refunds(c: &mut Connection) -> u64 {
 
 #[test]
 fn bad_input_is_an_error_that_writes_nothing() {
-    let s = frozen_server_with(&[]);
+    let s = frozen_server(&[]);
     let mut c = s.conn();
     assert!(rl(&mut c, "RL.LOG k 3 1000").allowed);
     let before = (dump(&mut c, "k"), pttl(&mut c, "k"));
@@ -281,7 +263,7 @@ fn bad_input_is_an_error_that_writes_nothing() {
 
 #[test]
 fn rl_all_and_rl_peek_take_a_log_spec() {
-    let s = frozen_server_with(&[]);
+    let s = frozen_server(&[]);
     let mut c = s.conn();
     let line = "RL.ALL 2 {u}:rate {u}:login GCRA 100 1000 LOG 2 60000";
     assert_eq!(all_ints(&mut c, line), (true, 0, vec![vec![1, 100, 99, 0, 10], vec![1, 2, 1, 0, 60000]]));
@@ -301,7 +283,7 @@ fn rl_all_and_rl_peek_take_a_log_spec() {
 
 #[test]
 fn memory_usage_counts_each_entry_and_stays_within_48_bytes_per_entry() {
-    let s = frozen_server_with(&[]);
+    let s = frozen_server(&[]);
     let mut c = s.conn();
     let usage = |c: &mut Connection| -> i64 { redis::cmd("MEMORY").arg("USAGE").arg("k").query(c).unwrap() };
     for i in 0..2000u64 {
@@ -359,7 +341,7 @@ fn replicas_and_aof_replay_hold_the_masters_logs() {
 
 #[test]
 fn rdb_reload_dump_restore_and_copy_keep_the_log() {
-    let s = frozen_server_with(&[]);
+    let s = frozen_server(&[]);
     let mut c = s.conn();
     workload(&s, &mut c, 3, 600);
     let expected = snapshot(&mut c);

@@ -5,17 +5,11 @@
 mod common;
 
 use common::limiter::{err_of, pttl, rl, Reply};
-use common::{Server, ServerOptions, T0_MS};
-
-fn frozen() -> Server {
-    let s = Server::start_with(ServerOptions { fake_clock: true, ..Default::default() });
-    s.clock.as_ref().unwrap().freeze_at_ms(T0_MS);
-    s
-}
+use common::{frozen_server, T0_MS};
 
 #[test]
 fn a_hundred_million_per_second_is_honoured() {
-    let s = frozen();
+    let s = frozen_server(&[]);
     let mut c = s.conn();
     // 0.1.0: 1 100000000 99000000 0 1000 (1 µs per unit: 10^6 per second).
     assert_eq!(
@@ -44,7 +38,7 @@ fn a_hundred_million_per_second_is_honoured() {
 
 #[test]
 fn a_burst_of_unit_requests_is_admitted_exactly() {
-    let s = frozen();
+    let s = frozen_server(&[]);
     let mut c = s.conn();
     for (key, args, n) in [("a", "3 1000", 3), ("b", "7 1", 7), ("c", "999 1000", 999), ("d", "3 1000 BURST 100", 100)]
     {
@@ -58,7 +52,7 @@ fn a_burst_of_unit_requests_is_admitted_exactly() {
 
 #[test]
 fn a_long_run_at_exactly_the_rate_is_admitted_in_full() {
-    let s = frozen();
+    let s = frozen_server(&[]);
     let mut c = s.conn();
     let clock = s.clock.as_ref().unwrap();
     for ms in 0..200 {
@@ -71,7 +65,7 @@ fn a_long_run_at_exactly_the_rate_is_admitted_in_full() {
 
 #[test]
 fn the_refill_time_is_bounded_by_10_12_ms_exactly() {
-    let s = frozen();
+    let s = frozen_server(&[]);
     let mut c = s.conn();
     // 3 units of a third of 10^12 ms: exactly 10^12 ms, accepted.
     assert!(rl(&mut c, "RL.GCRA ok 3 1000000000000").allowed);

@@ -10,14 +10,8 @@ mod common;
 
 use common::limiter::{dump, exists, pttl, raw, try_rl, Reply};
 use common::replication::info_u64;
-use common::{Server, ServerOptions, T0_MS};
+use common::{frozen_server, T0_MS};
 use redis::{Connection, Value};
-
-fn frozen_server() -> Server {
-    let s = Server::start_with(ServerOptions { fake_clock: true, ..Default::default() });
-    s.clock.as_ref().unwrap().freeze_at_ms(T0_MS);
-    s
-}
 
 /// 16 MB of string, then a limit of 8 MB with `noeviction`: from here on
 /// the server refuses every `deny-oom` command.
@@ -75,7 +69,7 @@ fn held(c: &mut Connection, key: &str) -> (Option<Vec<u8>>, i64) {
 
 #[test]
 fn a_new_limiter_key_is_refused_with_oom_and_nothing_is_created() {
-    let s = frozen_server();
+    let s = frozen_server(&[]);
     let mut c = s.conn();
     go_over_maxmemory(&mut c);
 
@@ -113,7 +107,7 @@ fn a_new_limiter_key_is_refused_with_oom_and_nothing_is_created() {
 
 #[test]
 fn a_new_lease_or_rl_all_spec_is_refused_with_oom_and_nothing_is_created() {
-    let s = frozen_server();
+    let s = frozen_server(&[]);
     let mut c = s.conn();
     go_over_maxmemory(&mut c);
 
@@ -170,7 +164,7 @@ fn a_new_lease_or_rl_all_spec_is_refused_with_oom_and_nothing_is_created() {
 
 #[test]
 fn release_and_renew_still_end_and_extend_leases_over_maxmemory() {
-    let s = frozen_server();
+    let s = frozen_server(&[]);
     let mut c = s.conn();
     let (_, a) = acquire(&mut c, "RL.ACQUIRE k 4 10000 ID a");
     let (_, b) = acquire(&mut c, "RL.ACQUIRE k 4 20000 COST 2");

@@ -8,13 +8,7 @@ mod common;
 
 use common::limiter::{all_commands, dump, err_of, pttl, raw, rl, try_rl, Reply};
 use common::replication::{info_u64, start_replica, wait_for_replica_offset};
-use common::{Server, ServerOptions, T0_MS};
-
-fn frozen() -> Server {
-    let s = Server::start_with(ServerOptions { fake_clock: true, ..Default::default() });
-    s.clock.as_ref().unwrap().freeze_at_ms(T0_MS);
-    s
-}
+use common::{frozen_server, Server, ServerOptions, T0_MS};
 
 /// `RL.PEEK <KEYWORD> key args` for the command line `RL.<KEYWORD> key args`.
 fn peek_line(command: &str, key: &str, args: &str) -> String {
@@ -29,7 +23,7 @@ fn reply_of(v: redis::Value) -> Reply {
 
 #[test]
 fn rl_peek_answers_what_the_command_with_peek_answers_and_writes_nothing() {
-    let s = frozen();
+    let s = frozen_server(&[]);
     let clock = s.clock.as_ref().unwrap();
     let mut c = s.conn();
     for (command, args) in all_commands(5, 1000) {
@@ -51,7 +45,7 @@ fn rl_peek_answers_what_the_command_with_peek_answers_and_writes_nothing() {
 
 #[test]
 fn rl_peek_never_repairs_a_state_left_ahead_by_a_backward_clock_jump() {
-    let s = frozen();
+    let s = frozen_server(&[]);
     let clock = s.clock.as_ref().unwrap();
     let mut c = s.conn();
     for (command, args) in all_commands(5, 1000) {
@@ -71,7 +65,7 @@ fn rl_peek_never_repairs_a_state_left_ahead_by_a_backward_clock_jump() {
 
 #[test]
 fn rl_peek_checks_its_arguments_as_the_command_does() {
-    let s = frozen();
+    let s = frozen_server(&[]);
     let mut c = s.conn();
     let e = err_of(&mut c, &["RL.PEEK", "LEAKY", "k", "1", "1"]);
     let kinds_first = "ERR syntax error: unknown limiter 'LEAKY' (expected GCRA, TOKENBUCKET, SLIDE, LOG, QUOTA or \
@@ -115,7 +109,7 @@ fn rl_peek_checks_its_arguments_as_the_command_does() {
 
 #[test]
 fn rl_peek_works_on_a_read_only_replica_where_the_commands_are_refused() {
-    let master = frozen();
+    let master = frozen_server(&[]);
     let replica = start_replica(&master, ServerOptions { fake_clock: true, ..Default::default() });
     replica.clock.as_ref().unwrap().freeze_at_ms(T0_MS);
     let (mut m, mut r) = (master.conn(), replica.conn());
@@ -135,7 +129,7 @@ fn rl_peek_works_on_a_read_only_replica_where_the_commands_are_refused() {
 
 #[test]
 fn rl_peek_works_in_read_only_scripts() {
-    let s = frozen();
+    let s = frozen_server(&[]);
     let mut c = s.conn();
     rl(&mut c, "RL.GCRA k 10 1000 COST 4");
     let peek = "return redis.call('RL.PEEK', 'GCRA', KEYS[1], '10', '1000')";
@@ -155,7 +149,7 @@ fn rl_peek_works_in_read_only_scripts() {
 
 #[test]
 fn rl_peek_works_for_a_user_with_read_only_key_permissions() {
-    let s = frozen();
+    let s = frozen_server(&[]);
     let mut admin = s.conn();
     rl(&mut admin, "RL.SLIDE k 10 1000 COST 4");
     let _: () = redis::cmd("ACL")
@@ -176,7 +170,7 @@ fn rl_peek_works_for_a_user_with_read_only_key_permissions() {
 
 #[test]
 fn rl_peek_works_under_oom_where_the_commands_are_refused() {
-    let s = frozen();
+    let s = frozen_server(&[]);
     let mut c = s.conn();
     rl(&mut c, "RL.TOKENBUCKET k 10 1 1000 COST 4");
     let _: i64 = redis::cmd("SETRANGE").arg("ballast").arg(16 << 20).arg("x").query(&mut c).unwrap();

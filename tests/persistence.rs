@@ -10,17 +10,7 @@ use std::fs;
 
 use common::limiter::{exists, rl};
 use common::replication::{aof_file, assert_same_state, mixed_workload, rewrite_aof, snapshot, Snapshot, Workload};
-use common::{Server, ServerOptions, T0_MS};
-
-fn frozen_server(extra_args: &[&str]) -> Server {
-    let s = Server::start_with(ServerOptions {
-        fake_clock: true,
-        extra_args: extra_args.iter().map(|a| a.to_string()).collect(),
-        ..Default::default()
-    });
-    s.clock.as_ref().unwrap().freeze_at_ms(T0_MS);
-    s
-}
+use common::{frozen_server, Server};
 
 const AOF_ALWAYS: [&str; 4] = ["--appendonly", "yes", "--appendfsync", "always"];
 

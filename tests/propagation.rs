@@ -11,19 +11,7 @@ use common::limiter::rl;
 use common::replication::{
     assert_same_state, info_u64, snapshot, start_replica, wait_for_aof_rewrite, wait_for_replica_offset, wait_for_sync,
 };
-use common::{Server, ServerOptions};
-
-const T0_MS: u64 = 1_800_000_000_000;
-
-fn frozen(extra: &[&str]) -> Server {
-    let s = Server::start_with(ServerOptions {
-        fake_clock: true,
-        extra_args: extra.iter().map(|a| a.to_string()).collect(),
-        ..Default::default()
-    });
-    s.clock.as_ref().unwrap().freeze_at_ms(T0_MS);
-    s
-}
+use common::{frozen_server, Server, ServerOptions, T0_MS};
 
 fn effects(c: &mut redis::Connection) -> u64 {
     info_u64(c, "rl", "rl_effects_propagated")
@@ -40,7 +28,7 @@ fn writes(c: &mut redis::Connection, prefix: &str, n: usize) {
 
 #[test]
 fn a_lone_master_without_aof_builds_no_effects() {
-    let s = frozen(&[]);
+    let s = frozen_server(&[]);
     let mut c = s.conn();
     writes(&mut c, "a", 10);
     assert_eq!(effects(&mut c), 0);
@@ -53,7 +41,7 @@ fn a_lone_master_without_aof_builds_no_effects() {
 /// still counts as a change to the dataset, so RDB save points fire.
 #[test]
 fn deleting_writes_on_a_lone_master_propagate_nothing_and_still_count_as_changes() {
-    let s = frozen(&[]);
+    let s = frozen_server(&[]);
     let mut c = s.conn();
     let before = info_u64(&mut c, "persistence", "rdb_changes_since_last_save");
     for i in 0..5 {
@@ -75,7 +63,7 @@ fn deleting_writes_on_a_lone_master_propagate_nothing_and_still_count_as_changes
 
 #[test]
 fn a_replica_that_attaches_after_unpropagated_writes_gets_them_and_every_later_one() {
-    let master = frozen(&[]);
+    let master = frozen_server(&[]);
     let mut m = master.conn();
     writes(&mut m, "before", 20);
     assert_eq!(effects(&mut m), 0, "nothing consumed effects yet");
@@ -102,7 +90,7 @@ fn a_replica_that_attaches_after_unpropagated_writes_gets_them_and_every_later_o
 
 #[test]
 fn an_aof_switched_on_at_run_time_holds_every_key_when_replayed() {
-    let s = frozen(&[]);
+    let s = frozen_server(&[]);
     let mut c = s.conn();
     writes(&mut c, "before", 10);
     let _: () = redis::cmd("CONFIG").arg("SET").arg("appendonly").arg("yes").query(&mut c).unwrap();
@@ -121,8 +109,8 @@ fn an_aof_switched_on_at_run_time_holds_every_key_when_replayed() {
 #[test]
 fn a_master_that_was_a_replica_propagates_every_write() {
     // No sync delay: it is measured on the frozen clock and would never pass.
-    let other = frozen(&["--repl-diskless-sync-delay", "0"]);
-    let s = frozen(&[]);
+    let other = frozen_server(&["--repl-diskless-sync-delay", "0"]);
+    let s = frozen_server(&[]);
     let mut c = s.conn();
     // Replicate from another master, then become a master again: the
     // backlog kept from the replica days may serve former siblings.
@@ -135,7 +123,7 @@ fn a_master_that_was_a_replica_propagates_every_write() {
 
 #[test]
 fn a_master_restarted_from_its_rdb_propagates_to_replicas_that_resume_with_a_partial_sync() {
-    let mut master = frozen(&["--repl-diskless-sync-delay", "0"]);
+    let mut master = frozen_server(&["--repl-diskless-sync-delay", "0"]);
     let replica = start_replica(&master, ServerOptions { fake_clock: true, ..Default::default() });
     let mut m = master.conn();
     writes(&mut m, "before", 5);
@@ -180,7 +168,7 @@ fn calls(c: &mut redis::Connection, command: &str) -> u64 {
 /// snapshot, and the replica never runs a limiter command, only RL.APPLY.
 #[test]
 fn writes_while_a_replica_waits_for_its_sync_reach_it_through_the_snapshot_only() {
-    let master = frozen(&["--repl-diskless-sync", "yes", "--repl-diskless-sync-delay", "2"]);
+    let master = frozen_server(&["--repl-diskless-sync", "yes", "--repl-diskless-sync-delay", "2"]);
     let mut m = master.conn();
     let replica = Server::start_with(ServerOptions {
         fake_clock: true,

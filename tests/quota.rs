@@ -11,9 +11,9 @@
 
 mod common;
 
-use common::limiter::{all_ints, dump, err_of, exists, pttl, rl, Reply};
+use common::limiter::{all_ints, dump, err_of, exists, pttl, r, rl};
 use common::replication::{pexpiretime, replica_and_aof_replay};
-use common::{Server, ServerOptions, T0_MS};
+use common::{freeze, frozen_server, Server, T0_MS};
 use redis::Connection;
 
 const HOUR: i64 = 3_600_000;
@@ -31,28 +31,6 @@ const BERLIN_MAR_28: (u64, u64) = (1_806_188_400_000, 1_806_271_200_000);
 const BERLIN_OCT_31: (u64, u64) = (1_824_933_600_000, 1_825_023_600_000);
 /// January 2027 in Berlin: 2026-12-31T23:00Z to 2027-01-31T23:00Z.
 const BERLIN_JAN_END: u64 = 1_801_436_400_000;
-
-fn frozen_server_with(extra_args: &[&str]) -> Server {
-    let s = Server::start_with(ServerOptions {
-        fake_clock: true,
-        extra_args: extra_args.iter().map(|a| a.to_string()).collect(),
-        ..Default::default()
-    });
-    s.clock.as_ref().unwrap().freeze_at_ms(T0_MS);
-    s
-}
-
-fn frozen_server() -> Server {
-    frozen_server_with(&[])
-}
-
-fn freeze(s: &Server, ms: u64) {
-    s.clock.as_ref().unwrap().freeze_at_ms(ms);
-}
-
-fn r(allowed: bool, limit: i64, remaining: i64, retry: i64, reset: i64) -> Reply {
-    Reply::new(allowed, limit, remaining, retry, reset)
-}
 
 /// Uses up a quota of `limit` on `key` at the frozen instant, then checks
 /// that the next call is denied until exactly `end_ms` and allowed from it.
@@ -72,7 +50,7 @@ fn drains_until(s: &Server, c: &mut Connection, key: &str, args: &str, now_ms: u
 
 #[test]
 fn a_utc_month_ends_at_midnight_and_the_next_one_has_28_days() {
-    let s = frozen_server();
+    let s = frozen_server(&[]);
     let mut c = s.conn();
     drains_until(&s, &mut c, "m", "3 MONTH", JAN_31_235959, FEB_1);
     // Now in February: 28 days, to March 1st.
@@ -83,7 +61,7 @@ fn a_utc_month_ends_at_midnight_and_the_next_one_has_28_days() {
 
 #[test]
 fn berlin_days_last_23_and_25_hours_across_dst() {
-    let s = frozen_server();
+    let s = frozen_server(&[]);
     let mut c = s.conn();
     let (start, end) = BERLIN_MAR_28;
     assert_eq!(end - start, 23 * HOUR as u64);
@@ -99,7 +77,7 @@ fn berlin_days_last_23_and_25_hours_across_dst() {
 
 #[test]
 fn fixed_windows_are_aligned_to_the_epoch() {
-    let s = frozen_server();
+    let s = frozen_server(&[]);
     let mut c = s.conn();
     // T0 is a whole minute.
     drains_until(&s, &mut c, "f", "5 60000", T0_MS + 1234, T0_MS + 60_000);
@@ -109,7 +87,7 @@ fn fixed_windows_are_aligned_to_the_epoch() {
 
 #[test]
 fn a_period_change_keeps_the_count_to_the_later_end() {
-    let s = frozen_server();
+    let s = frozen_server(&[]);
     let mut c = s.conn();
     // Three counted in today's Berlin day (ends 2027-01-15T23:00Z) ...
     assert!(rl(&mut c, "RL.QUOTA k 3 DAY TZ Europe/Berlin COST 3").allowed);
@@ -127,7 +105,7 @@ fn a_period_change_keeps_the_count_to_the_later_end() {
 /// of 1 (issue 32.7).
 #[test]
 fn a_period_change_seen_by_a_denial_or_a_status_query_is_stored() {
-    let s = frozen_server();
+    let s = frozen_server(&[]);
     let mut c = s.conn();
     // 2027-01-15T12:30:00Z; the hour ends at 13:00, the UTC day at 24:00.
     let half_past = 1_800_016_200_000u64;
@@ -160,7 +138,7 @@ fn a_period_change_seen_by_a_denial_or_a_status_query_is_stored() {
 
 #[test]
 fn errors_name_the_argument_and_write_nothing() {
-    let s = frozen_server();
+    let s = frozen_server(&[]);
     let mut c = s.conn();
     let cases: &[(&str, &str)] = &[
         ("RL.QUOTA k 10 DAY TZ Mars/Base", "ERR TZ: unknown time zone 'Mars/Base'"),
@@ -200,7 +178,7 @@ fn errors_name_the_argument_and_write_nothing() {
 
 #[test]
 fn peek_and_cost_0_write_nothing() {
-    let s = frozen_server();
+    let s = frozen_server(&[]);
     let mut c = s.conn();
     let to_end = (BERLIN_JAN_END - T0_MS) as i64;
     // On a missing key: nothing is created.
@@ -225,7 +203,7 @@ fn peek_and_cost_0_write_nothing() {
 
 #[test]
 fn rl_all_combines_a_rate_limit_with_a_monthly_quota() {
-    let s = frozen_server();
+    let s = frozen_server(&[]);
     let mut c = s.conn();
     let line = "RL.ALL 2 {acme}:rate {acme}:month GCRA 10 1000 QUOTA 3 MONTH TZ Europe/Berlin";
     let to_end = (BERLIN_JAN_END - T0_MS) as i64;
@@ -266,7 +244,7 @@ fn replicas_and_the_aof_hold_the_same_quota_state() {
 
 #[test]
 fn rdb_reload_and_dump_restore_keep_the_count_and_the_window() {
-    let s = frozen_server();
+    let s = frozen_server(&[]);
     let mut c = s.conn();
     assert!(rl(&mut c, "RL.QUOTA q 5 WEEK TZ Asia/Kathmandu COST 3").allowed);
     let (state, at) = (dump(&mut c, "q"), pexpiretime(&mut c, "q"));
@@ -292,7 +270,7 @@ fn rdb_reload_and_dump_restore_keep_the_count_and_the_window() {
 /// ended there is nothing to refund.
 #[test]
 fn a_refund_gives_units_back_to_the_current_window_only() {
-    let s = frozen_server();
+    let s = frozen_server(&[]);
     let mut c = s.conn();
     let line = "RL.QUOTA KEY 100 DAY TZ Europe/Berlin";
     rl(&mut c, &format!("{} COST 20", line.replace("KEY", "consumed")));

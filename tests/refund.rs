@@ -10,13 +10,7 @@ mod common;
 
 use common::limiter::{all_commands, dump, err_of, exists, pttl, raw, rl, Reply};
 use common::replication::{assert_same_state, info_u64, snapshot, start_replica, wait_for_replica_offset};
-use common::{Server, ServerOptions, T0_MS};
-
-fn frozen() -> Server {
-    let s = Server::start_with(ServerOptions { fake_clock: true, ..Default::default() });
-    s.clock.as_ref().unwrap().freeze_at_ms(T0_MS);
-    s
-}
+use common::{frozen_server, ServerOptions, T0_MS};
 
 /// The three kinds at 10 per second (whole-ns units: 100 ms a unit) and
 /// GCRA at 3 per second (a unit of 333_333_333.3 ns), with a burst of 10.
@@ -28,7 +22,7 @@ fn kinds() -> Vec<(&'static str, String)> {
 
 #[test]
 fn reserve_then_refund_is_exactly_consuming_the_difference() {
-    let s = frozen();
+    let s = frozen_server(&[]);
     let clock = s.clock.as_ref().unwrap();
     let mut c = s.conn();
     let mut case = 0;
@@ -84,7 +78,7 @@ fn reserve_then_refund_is_exactly_consuming_the_difference() {
 
 #[test]
 fn a_refund_larger_than_what_was_consumed_fills_the_limiter_and_deletes_the_key() {
-    let s = frozen();
+    let s = frozen_server(&[]);
     let mut c = s.conn();
     for (command, args) in all_commands(10, 1000) {
         let key = format!("k:{command}");
@@ -102,7 +96,7 @@ fn a_refund_larger_than_what_was_consumed_fills_the_limiter_and_deletes_the_key(
 
 #[test]
 fn a_refund_on_a_missing_key_writes_nothing_and_answers_full() {
-    let s = frozen();
+    let s = frozen_server(&[]);
     let mut c = s.conn();
     let changes = |c: &mut redis::Connection| info_u64(c, "persistence", "rdb_changes_since_last_save");
     let before = changes(&mut c);
@@ -116,7 +110,7 @@ fn a_refund_on_a_missing_key_writes_nothing_and_answers_full() {
 
 #[test]
 fn a_refund_applies_to_the_state_as_read_after_a_backward_clock_jump() {
-    let s = frozen();
+    let s = frozen_server(&[]);
     let clock = s.clock.as_ref().unwrap();
     let mut c = s.conn();
     // Drained an hour ahead, then the clock goes back an hour: read as
@@ -130,7 +124,7 @@ fn a_refund_applies_to_the_state_as_read_after_a_backward_clock_jump() {
 
 #[test]
 fn refund_errors_write_nothing() {
-    let s = frozen();
+    let s = frozen_server(&[]);
     let mut c = s.conn();
     rl(&mut c, "RL.GCRA k 10 1000 COST 3");
     let before = dump(&mut c, "k");
@@ -181,7 +175,7 @@ fn all(c: &mut redis::Connection, line: &str) -> (bool, i64, Vec<Reply>) {
 
 #[test]
 fn rl_all_settles_several_dimensions_in_one_call() {
-    let s = frozen();
+    let s = frozen_server(&[]);
     let clock = s.clock.as_ref().unwrap();
     let mut c = s.conn();
     // An LLM call: reserve max_tokens (800) from a tokens-per-minute GCRA, a
@@ -218,7 +212,7 @@ fn rl_all_settles_several_dimensions_in_one_call() {
 
 #[test]
 fn rl_all_refunds_nothing_when_another_spec_denies() {
-    let s = frozen();
+    let s = frozen_server(&[]);
     let mut c = s.conn();
     rl(&mut c, "RL.GCRA a 10 1000 COST 6");
     rl(&mut c, "RL.SLIDE b 2 1000 COST 2");
@@ -240,7 +234,7 @@ fn rl_all_refunds_nothing_when_another_spec_denies() {
 
 #[test]
 fn refunds_are_counted_in_info_and_fire_the_kinds_event() {
-    let s = frozen();
+    let s = frozen_server(&[]);
     let mut c = s.conn();
     let _: () = redis::cmd("CONFIG").arg("SET").arg("notify-keyspace-events").arg("KEA").query(&mut c).unwrap();
     let mut sub = s.conn();
@@ -275,7 +269,7 @@ fn refunds_are_counted_in_info_and_fire_the_kinds_event() {
 
 #[test]
 fn replicas_end_with_the_masters_state_after_refunds() {
-    let master = frozen();
+    let master = frozen_server(&[]);
     let replica = start_replica(&master, ServerOptions { fake_clock: true, ..Default::default() });
     // The replica's own clock is off by an hour: effects carry the state.
     replica.clock.as_ref().unwrap().freeze_at_ms(T0_MS - 3_600_000);

@@ -5,19 +5,9 @@
 
 mod common;
 
-use common::limiter::{err_of, raw, rl};
-use common::{Server, ServerOptions, T0_MS};
+use common::limiter::{err_of, pttl, raw, rl};
+use common::{frozen_server, Server, ServerOptions, T0_MS};
 use redis::Value;
-
-fn frozen_server() -> Server {
-    let s = Server::start_with(ServerOptions { fake_clock: true, ..Default::default() });
-    s.clock.as_ref().unwrap().freeze_at_ms(T0_MS);
-    s
-}
-
-fn pttl(c: &mut redis::Connection, key: &str) -> i64 {
-    redis::cmd("PTTL").arg(key).query(c).expect("PTTL")
-}
 
 #[test]
 fn integers_are_parsed_as_redis_parses_them() {
@@ -68,7 +58,7 @@ fn resp3_map_keys_are_bulk_strings_a_script_can_read_by_name() {
 
 #[test]
 fn a_tightened_sliding_window_limit_reads_as_drained() {
-    let s = frozen_server();
+    let s = frozen_server(&[]);
     let mut c = s.conn();
     assert!(rl(&mut c, "RL.SLIDE s 10 3600000 COST 10").allowed);
     let drained = rl(&mut c, "RL.SLIDE d 5 3600000 COST 5");
@@ -97,7 +87,7 @@ fn a_tightened_sliding_window_limit_reads_as_drained() {
 
 #[test]
 fn a_window_change_that_maps_every_count_away_deletes_the_key() {
-    let s = frozen_server();
+    let s = frozen_server(&[]);
     let clock = s.clock.as_ref().unwrap();
     let mut c = s.conn();
     for (i, line) in ["RL.SLIDE k{i} 5 10000 COST 5", "RL.ALL 1 k{i} SLIDE 5 10000 COST 5"].iter().enumerate() {
@@ -188,7 +178,7 @@ fn the_acl_rule_that_denies_limiter_commands_by_name_works_on_every_server() {
 #[test]
 fn a_forgotten_key_is_deleted_on_replicas_too_with_a_del_event() {
     use common::replication::{start_replica, wait_for_replica_offset};
-    let master = frozen_server();
+    let master = frozen_server(&[]);
     let clock = master.clock.as_ref().unwrap();
     let mut m = master.conn();
     assert!(rl(&mut m, "RL.SLIDE k 5 10000 COST 5").allowed);

@@ -9,14 +9,8 @@ use common::limiter::{dump, err_of, exists, pttl, raw, rl, Reply};
 use common::replication::{
     assert_same_state, command_calls, run_clock_from, snapshot, start_replica, wait_for_replica_offset, wait_for_sync,
 };
-use common::{Server, ServerOptions, T0_MS};
+use common::{frozen_server, Server, ServerOptions, T0_MS};
 use redis::{Connection, Value};
-
-fn frozen_server() -> Server {
-    let s = Server::start_with(ServerOptions { fake_clock: true, ..Default::default() });
-    s.clock.as_ref().unwrap().freeze_at_ms(T0_MS);
-    s
-}
 
 /// Moves the frozen clock to `ms` after T0.
 fn at(s: &Server, ms: u64) {
@@ -44,7 +38,7 @@ fn replay(s: &Server, rows: &[Row]) {
 
 #[test]
 fn readme_example_on_a_fresh_key() {
-    let s = frozen_server();
+    let s = frozen_server(&[]);
     let mut c = s.conn();
     // 30 per 60 s is one every 2 s; a burst of 16.
     assert_eq!(cl(&mut c, "CL.THROTTLE user123 15 30 60 1"), [0, 16, 15, -1, 2]);
@@ -57,7 +51,7 @@ fn readme_example_on_a_fresh_key() {
 
 #[test]
 fn a_burst_of_sixteen_at_one_instant_then_limited() {
-    let s = frozen_server();
+    let s = frozen_server(&[]);
     let mut c = s.conn();
     for i in 1..=16 {
         assert_eq!(cl(&mut c, "CL.THROTTLE k 15 30 60"), [0, 16, 16 - i, -1, 2 * i], "call {i}");
@@ -83,7 +77,7 @@ fn a_burst_of_sixteen_at_one_instant_then_limited() {
 /// rounded up, as its CL.THROTTLE replies them.
 #[test]
 fn redis_cells_own_test_table() {
-    let s = frozen_server();
+    let s = frozen_server(&[]);
     replay(
         &s,
         &[
@@ -112,7 +106,7 @@ fn redis_cells_own_test_table() {
 
 #[test]
 fn partial_seconds_round_up_so_waiting_them_is_enough() {
-    let s = frozen_server();
+    let s = frozen_server(&[]);
     // 3 per second: 333.334 ms per unit, burst 1.
     replay(
         &s,
@@ -128,7 +122,7 @@ fn partial_seconds_round_up_so_waiting_them_is_enough() {
 
 #[test]
 fn quantity_zero_is_a_status_read_that_writes_nothing() {
-    let s = frozen_server();
+    let s = frozen_server(&[]);
     let mut c = s.conn();
     // On a missing key: full, and no key is created.
     assert_eq!(cl(&mut c, "CL.THROTTLE q 15 30 60 0"), [0, 16, 16, -1, 0]);
@@ -145,7 +139,7 @@ fn quantity_zero_is_a_status_read_that_writes_nothing() {
 
 #[test]
 fn a_quantity_above_the_limit_is_limited_with_retry_minus_one() {
-    let s = frozen_server();
+    let s = frozen_server(&[]);
     let mut c = s.conn();
     assert_eq!(cl(&mut c, "CL.THROTTLE big 15 30 60 17"), [1, 16, 16, -1, 0]);
     assert!(!exists(&mut c, "big"), "a limited call created the key");
@@ -159,7 +153,7 @@ fn a_quantity_above_the_limit_is_limited_with_retry_minus_one() {
 
 #[test]
 fn shares_its_state_with_the_equivalent_rl_gcra() {
-    let s = frozen_server();
+    let s = frozen_server(&[]);
     let mut c = s.conn();
     const GCRA: &str = "RL.GCRA k 30 60000 BURST 16";
     assert_eq!(cl(&mut c, "CL.THROTTLE k 15 30 60"), [0, 16, 15, -1, 2]);
@@ -181,7 +175,7 @@ fn shares_its_state_with_the_equivalent_rl_gcra() {
 
 #[test]
 fn other_types_and_algorithms_are_wrongtype_and_untouched() {
-    let s = frozen_server();
+    let s = frozen_server(&[]);
     let mut c = s.conn();
     // What redis-cell stored: a string of nanoseconds.
     let _: () = redis::cmd("SET").arg("s").arg("1800000000000000000").query(&mut c).unwrap();
@@ -203,7 +197,7 @@ fn other_types_and_algorithms_are_wrongtype_and_untouched() {
 
 #[test]
 fn bad_arguments_are_errors_naming_the_argument_and_write_nothing() {
-    let s = frozen_server();
+    let s = frozen_server(&[]);
     let mut c = s.conn();
     const MAX_BURST: &str = "ERR max_burst is out of range (must be 0 to 4294967294)";
     const COUNT: &str = "ERR count is out of range (must be 1 to 4294967295)";
@@ -288,7 +282,7 @@ fn command_getkeys_and_info_declare_the_key() {
 
 #[test]
 fn resp3_clients_get_the_same_array() {
-    let s = frozen_server();
+    let s = frozen_server(&[]);
     let mut c = s.conn_resp3();
     let v = raw(&mut c, &["CL.THROTTLE", "k", "15", "30", "60"]).unwrap();
     assert_eq!(v, Value::Array([0, 16, 15, -1, 2].map(Value::Int).to_vec()));

@@ -15,17 +15,11 @@ use std::time::{Duration, Instant};
 
 use common::limiter::{err_of, exists, raw};
 use common::replication::{digest, info_u64, start_replica, wait_for_replica_offset};
-use common::{Server, ServerOptions, T0_MS};
+use common::{frozen_server, Server, ServerOptions};
 use redis::{Connection, Value};
 
 /// How long any one reply may take to arrive (real time).
 const REPLY_BOUND: Duration = Duration::from_secs(10);
-
-fn frozen_server() -> Server {
-    let s = Server::start_with(ServerOptions { fake_clock: true, ..Default::default() });
-    s.clock.as_ref().unwrap().freeze_at_ms(T0_MS);
-    s
-}
 
 /// The six fields of an RL.ACQUIRE reply.
 fn fields(v: &Value) -> (bool, i64, i64, i64, i64, Option<String>) {
@@ -86,7 +80,7 @@ fn waiter(
 /// after the release that made room, and never more than 10 are held.
 #[test]
 fn two_hundred_waiters_are_granted_once_each_in_arrival_order() {
-    let s = frozen_server();
+    let s = frozen_server(&[]);
     let mut c = s.conn();
     let mut held: Vec<String> = (0..10).map(|_| acquire(&mut c, "RL.ACQUIRE q 10 600000").5.unwrap()).collect();
     let (tx, rx) = mpsc::channel();
@@ -126,7 +120,7 @@ fn two_hundred_waiters_are_granted_once_each_in_arrival_order() {
 /// other call, and its lease runs from the grant.
 #[test]
 fn a_waiter_is_granted_when_a_crashed_holders_lease_expires() {
-    let s = frozen_server();
+    let s = frozen_server(&[]);
     let mut c = s.conn();
     assert!(acquire(&mut c, "RL.ACQUIRE x 1 1000").0);
     let (tx, rx) = mpsc::channel();
@@ -146,7 +140,7 @@ fn a_waiter_is_granted_when_a_crashed_holders_lease_expires() {
 /// denial an acquire made then would get; the waiter leaves nothing behind.
 #[test]
 fn a_timeout_answers_the_denial_of_that_instant() {
-    let s = frozen_server();
+    let s = frozen_server(&[]);
     let mut c = s.conn();
     assert!(acquire(&mut c, "RL.ACQUIRE t 1 10000").0);
     let (tx, rx) = mpsc::channel();
@@ -167,7 +161,7 @@ fn a_timeout_answers_the_denial_of_that_instant() {
 /// holder releases, the key is empty (deleted), and a new acquire fits.
 #[test]
 fn a_closed_connection_leaves_the_queue_clean() {
-    let s = frozen_server();
+    let s = frozen_server(&[]);
     let mut c = s.conn();
     let (_, _, _, _, _, lease) = acquire(&mut c, "RL.ACQUIRE d 1 60000");
     {
@@ -238,7 +232,7 @@ fn timed_out_and_disconnected_waiters_leave_no_memory_behind() {
 /// held back. A raised limit makes room for the waiter.
 #[test]
 fn acquires_without_wait_never_take_units_ahead_of_a_waiter() {
-    let s = frozen_server();
+    let s = frozen_server(&[]);
     let mut c = s.conn();
     assert!(acquire(&mut c, "RL.ACQUIRE b 2 60000 ID holder").0);
     let (tx, rx) = mpsc::channel();
@@ -266,7 +260,7 @@ fn acquires_without_wait_never_take_units_ahead_of_a_waiter() {
 /// 600,000 ms.
 #[test]
 fn wait_never_blocks_inside_multi_and_is_refused_where_nothing_waits() {
-    let s = frozen_server();
+    let s = frozen_server(&[]);
     let mut c = s.conn();
     assert!(acquire(&mut c, "RL.ACQUIRE m 1 60000").0);
     let replies: Vec<Value> =
@@ -303,7 +297,7 @@ fn wait_never_blocks_inside_multi_and_is_refused_where_nothing_waits() {
 /// the replica holds the master's set after the wait.
 #[test]
 fn a_replica_sees_only_the_grant() {
-    let master = frozen_server();
+    let master = frozen_server(&[]);
     let replica = start_replica(&master, ServerOptions::default());
     let mut m = master.conn();
     let (_, _, _, _, _, lease) = acquire(&mut m, "RL.ACQUIRE r 1 60000");

@@ -18,6 +18,11 @@ impl Reply {
     }
 }
 
+/// [`Reply::new`], short, for tables of expected replies.
+pub fn r(allowed: bool, limit: i64, remaining: i64, retry: i64, reset: i64) -> Reply {
+    Reply::new(allowed, limit, remaining, retry, reset)
+}
+
 /// Runs a command given as words; any argument may be raw bytes.
 pub fn raw<A: AsRef<[u8]>>(con: &mut Connection, words: &[A]) -> redis::RedisResult<Value> {
     let mut cmd = redis::cmd(std::str::from_utf8(words[0].as_ref()).expect("command name"));

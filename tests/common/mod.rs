@@ -13,6 +13,16 @@
 //! - `REDIS_RL_MODULE`: module `.so` to load (default
 //!   `<target dir>/release/libredis_rl.so`).
 //!
+//! Only the integration suite includes this module: each file that does is a
+//! `[[test]]` in `Cargo.toml` that requires the `server-tests` feature (the
+//! `compile_error!` below and `tests/split.rs` hold that), so plain
+//! `cargo test` runs only the tests that need no server. Run these with
+//! `make test` (every server) or `make test-integration`; by hand,
+//! `cargo test --features test-hooks,server-tests --test NAME` with
+//! `REDIS_SERVER` and `REDIS_RL_MODULE` set. Without a server binary or a
+//! built module a test binary refuses in one line (exit status 2) instead of
+//! failing each of its tests.
+//!
 //! Process hygiene: every server is killed (SIGKILL) and its temp dir removed
 //! when its [`Server`] is dropped, including during a panic unwind. On top of
 //! that, servers are spawned from one process-lifetime thread with
@@ -20,6 +30,13 @@
 //! without unwinding (abort, SIGKILL, a `Server` in a `static`), the kernel
 //! kills its servers.
 #![allow(dead_code)]
+
+#[cfg(not(feature = "server-tests"))]
+compile_error!(
+    "tests/common is the server harness: a test file that includes it (`mod common;`) needs a server, \
+     so it belongs to the integration suite: add it to Cargo.toml as a [[test]] with \
+     required-features = [\"server-tests\"] (see the `server-tests` feature there)"
+);
 
 pub mod cluster;
 pub mod limiter;
@@ -77,21 +94,48 @@ pub fn module_path() -> PathBuf {
     };
     let p = std::path::absolute(&p).unwrap_or(p);
     if !p.is_file() {
-        panic!(
-            "module not built: run `cargo build --release` (or `make test`) \
-             [looked for {}; override with REDIS_RL_MODULE]",
-            p.display()
-        );
+        refuse(&format!("the module is not built [looked for {}; override with REDIS_RL_MODULE]", p.display()));
     }
     p
 }
 
 /// Server binary: `$REDIS_SERVER` if set, else `redis-server` (from `PATH`).
+/// Refuses (see [`refuse`]) if it cannot be run, once per test process.
 pub fn server_binary() -> String {
-    match std::env::var("REDIS_SERVER") {
+    let bin = match std::env::var("REDIS_SERVER") {
         Ok(v) if !v.is_empty() => v,
         _ => "redis-server".to_string(),
+    };
+    static RUNS: OnceLock<Result<(), String>> = OnceLock::new();
+    let runs = RUNS.get_or_init(|| match Command::new(&bin).arg("--version").stdin(Stdio::null()).output() {
+        Ok(_) => Ok(()),
+        Err(e) => Err(format!("cannot run the server `{bin}`: {e} [override with REDIS_SERVER]")),
+    });
+    if let Err(why) = runs {
+        refuse(why);
     }
+    bin
+}
+
+/// Ends the whole test process with one line on stderr and exit status 2,
+/// when the environment has no server or no module: the same reason would
+/// otherwise fail every test of the file, each with a panic.
+fn refuse(why: &str) -> ! {
+    use std::io::Write;
+    // The first test to get here speaks; the others wait for the exit.
+    static ONE: Mutex<()> = Mutex::new(());
+    let _one = ONE.lock();
+    let exe = std::env::args().next().unwrap_or_default();
+    let name = Path::new(&exe).file_name().and_then(|n| n.to_str()).unwrap_or("");
+    // The test binary is `<name>-<hash>`.
+    let name = name.rsplit_once('-').map_or(name, |(n, _)| n);
+    let line = format!(
+        "tests/{name}.rs needs a redis-server and the module: run `make test` (or set REDIS_SERVER and \
+         REDIS_RL_MODULE after `make build`): {why}\n"
+    );
+    // Straight to the file descriptor: the test harness captures `eprintln!`.
+    let _ = std::io::stderr().write_all(line.as_bytes());
+    std::process::exit(2);
 }
 
 /// The server binary and what its `--version` says, e.g.
@@ -777,6 +821,31 @@ impl Server {
             self.log_tail()
         )
     }
+}
+
+/// A server with the module loaded and its wall clock frozen at [`T0_MS`]
+/// (the fake clock); `extra_args` are added to its command line (`&[]` for
+/// none).
+pub fn frozen_server(extra_args: &[&str]) -> Server {
+    let s = Server::start_with(ServerOptions {
+        fake_clock: true,
+        extra_args: extra_args.iter().map(|a| a.to_string()).collect(),
+        ..Default::default()
+    });
+    s.clock.as_ref().unwrap().freeze_at_ms(T0_MS);
+    s
+}
+
+/// Moves the fake clock of `s` (started with `fake_clock: true`) by `ms`
+/// milliseconds, back if negative: see [`FakeClock::advance_ms`].
+pub fn advance(s: &Server, ms: i64) {
+    s.clock.as_ref().unwrap().advance_ms(ms);
+}
+
+/// Stops the fake clock of `s` (started with `fake_clock: true`) at `ms`
+/// milliseconds since the Unix epoch.
+pub fn freeze(s: &Server, ms: u64) {
+    s.clock.as_ref().unwrap().freeze_at_ms(ms);
 }
 
 impl Drop for Server {
