@@ -19,7 +19,7 @@ REDIS8_SERVER  := $(REDIS8_DIR)/bin/redis-server
 # Redis 7.0 (SERVER), Redis 8, Valkey 9.
 SERVERS ?= $(SERVER) $(REDIS8_SERVER) $(VALKEY_SERVER)
 
-.PHONY: help deps valkey redis8 build build-hooks run test test-unit test-integration test-python-client test-node-client test-exporter test-lua test-docs lua-sync lua-tz dist deb test-deb soak test-failover release lint bench bench-core profile clean
+.PHONY: help deps valkey redis8 build build-hooks run test test-unit test-integration test-python-client test-node-client test-exporter test-lua test-docs lua-sync lua-tz dist deb test-deb soak test-failover fuzz memcheck release lint bench bench-core profile clean
 
 help: ## Show this help
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z0-9_-]+:.*## / {printf "  make %-18s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -98,6 +98,13 @@ VERSION := $(shell sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -n1)
 
 test-failover: build ## Failover under Sentinel, partitions and pauses (tests/faults), against SERVER (RUNS=5: the measurement)
 	REDIS_SERVER=$(SERVER) REDIS_RL_MODULE=$(MODULE) FAILOVER_RUNS=$(or $(RUNS),1) bash scripts/test-failover.sh
+
+FUZZ_SECONDS ?= 15
+fuzz: ## Coverage-guided fuzzing (afl.rs, stable): each target FUZZ_SECONDS s (default 15) from fuzz/corpus; fails on any crash or hang
+	FUZZ_SECONDS=$(FUZZ_SECONDS) CARGO=$(CARGO) scripts/fuzz.sh
+
+memcheck: build ## redis-server under valgrind memcheck with the module (SERVER): every command and type callback; fails on invalid access or a module leak
+	REDIS_SERVER=$(SERVER) REDIS_RL_MODULE=$(MODULE) scripts/memcheck.sh
 
 soak: build ## Mixed traffic over every kind with a replica and AOF rewrites for DURATION seconds (default 60), checked at intervals (SOAK_JSON=file keeps the figures)
 	REDIS_SERVER=$(SERVER) REDIS_RL_MODULE=$(MODULE) DURATION=$(or $(DURATION),60) scripts/soak.sh

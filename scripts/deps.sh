@@ -12,6 +12,7 @@ missing=()
 command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
 command -v redis-cli >/dev/null 2>&1 || missing+=(redis-tools)
 command -v redis-sentinel >/dev/null 2>&1 || missing+=(redis-sentinel)
+command -v valgrind >/dev/null 2>&1 || missing+=(valgrind)
 command -v cc >/dev/null 2>&1 || missing+=(gcc)
 python3 -m pip --version >/dev/null 2>&1 || missing+=(python3-pip)
 # The example services' tests (scripts/test-examples.sh) need Node.js and npm.

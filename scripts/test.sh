@@ -131,6 +131,17 @@ if ((run_unit)); then
     else
         record "set-up scripts" FAILED $((SECONDS - start))
     fi
+    # Coverage-guided fuzzing (afl.rs on the stable toolchain): the corpus
+    # replayed, then each target FUZZ_SECONDS (default 15) s; `make fuzz`
+    # runs it longer.
+    echo
+    echo "== fuzzing (scripts/fuzz.sh) =="
+    start=$SECONDS
+    if FUZZ_JOBS=${FUZZ_JOBS:-2} CARGO=$cargo bash scripts/fuzz.sh; then
+        record "fuzzing" ok $((SECONDS - start))
+    else
+        record "fuzzing" FAILED $((SECONDS - start))
+    fi
 fi
 
 # Release 0.1.0 of the module, for the rolling-upgrade test (an 0.1.0 master
@@ -228,6 +239,20 @@ if [[ -f scripts/test-deb.sh && $# -gt 0 ]]; then
         record "Debian package (Debian 12)" ok $((SECONDS - start))
     else
         record "Debian package (Debian 12)" FAILED $((SECONDS - start))
+    fi
+fi
+
+# Once, on the first server: redis-server under valgrind memcheck with the
+# module, every command and type callback (no invalid access, no leak).
+if [[ -x scripts/memcheck.sh && $# -gt 0 ]]; then
+    bin=$(realpath -s "$(command -v "$1" || echo "$1")")
+    echo
+    echo "== memcheck (valgrind) on $(describe "$bin" || echo "$1") =="
+    start=$SECONDS
+    if REDIS_SERVER=$bin REDIS_RL_MODULE=$module bash scripts/memcheck.sh; then
+        record "memcheck (valgrind)" ok $((SECONDS - start))
+    else
+        record "memcheck (valgrind)" FAILED $((SECONDS - start))
     fi
 fi
 
