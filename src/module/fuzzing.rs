@@ -38,12 +38,12 @@ use crate::core::log::{LogBuf, LogOp, LogRead, LogRing, SlidingLog};
 use crate::core::time::Nanos;
 use crate::core::Change;
 
+use super::acquire::{classify, Acquire};
 use super::args::ArgError;
 use super::commands::all_args::all_from;
 use super::commands::throttle::Throttle;
 use super::ffi::{Argv, Ctx};
 use super::kinds::{self, EachKind, Kind, WithKind};
-use super::lease::{classify, Acquire};
 use super::state::KeyState;
 use super::stored::{Stored, MAX_PAYLOAD};
 use super::{args, load_options::LoadOptions};
