@@ -81,6 +81,7 @@ lint: ## rustfmt check and clippy with warnings as errors
 	$(CARGO) fmt --check
 	$(CARGO) clippy --all-targets -- -D warnings
 	$(CARGO) clippy --all-targets --features test-hooks,server-tests -- -D warnings
+	$(CARGO) clippy --lib --features test-hooks,fuzzing -- -D warnings
 
 bench: build ## End to end: RL commands vs INCR, SET PX and Lua with redis-benchmark (writes target/bench.md)
 	REDIS_SERVER=$(SERVER) scripts/bench.sh
