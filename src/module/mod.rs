@@ -25,6 +25,7 @@ pub mod log_value;
 pub mod names;
 pub mod quota_calendar;
 pub mod reply;
+mod server_alloc;
 pub mod state;
 pub mod stats;
 pub mod stored;
@@ -408,17 +409,10 @@ fn load(ctx: Ctx<'_>, args: &[RedisString]) -> Status {
     Status::Ok
 }
 
-/// Rust's own allocator: the system's (counted with the test hooks, see
-/// `alloc_count`). The module's values are allocated with RedisModule_Alloc
-/// (see `stored`), so the same crate also links into tests and benchmarks.
-#[cfg(feature = "test-hooks")]
-type Allocator = crate::alloc_count::CountingSystem;
-#[cfg(not(feature = "test-hooks"))]
-type Allocator = std::alloc::System;
-#[cfg(feature = "test-hooks")]
-const ALLOCATOR: Allocator = crate::alloc_count::CountingSystem;
-#[cfg(not(feature = "test-hooks"))]
-const ALLOCATOR: Allocator = std::alloc::System;
+/// Rust's own allocator: the server's once the module API is initialised,
+/// the system's without a server (see `server_alloc`).
+type Allocator = server_alloc::ServerAlloc;
+const ALLOCATOR: Allocator = server_alloc::ServerAlloc;
 
 redis_module! {
     name: "rl",
