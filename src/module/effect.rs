@@ -16,10 +16,10 @@ use std::ffi::{c_void, CStr};
 use std::os::raw::c_int;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use redis_module::raw::{self, RedisModuleCtx, RedisModuleString};
+use redis_module::raw::{self, RedisModuleCtx};
 
 use super::entry;
-use super::ffi::{api, has, Ctx};
+use super::ffi::{api, has, Ctx, KeyName};
 use super::names;
 
 /// What became of a write's effect.
@@ -50,12 +50,12 @@ pub fn needed(flags: u32) -> bool {
 
 /// Hands the effect `payload` for `key` to the server, for the AOF and
 /// replicas. Call only when [`needed`].
-pub fn replicate(ctx: Ctx<'_>, key: *mut RedisModuleString, payload: &[u8]) -> Propagated {
+pub fn replicate(ctx: Ctx<'_>, key: KeyName<'_>, payload: &[u8]) -> Propagated {
     let status = api!(RedisModule_Replicate(
         ctx.raw(),
         names::apply().as_ptr(),
         c"sb".as_ptr(),
-        key,
+        key.raw(),
         payload.as_ptr(),
         payload.len()
     ));
@@ -63,8 +63,8 @@ pub fn replicate(ctx: Ctx<'_>, key: *mut RedisModuleString, payload: &[u8]) -> P
 }
 
 /// Propagates the deletion of `key`, as `DEL key`. Call only when [`needed`].
-pub fn replicate_delete(ctx: Ctx<'_>, key: *mut RedisModuleString) -> Propagated {
-    sent(api!(RedisModule_Replicate(ctx.raw(), c"DEL".as_ptr(), c"s".as_ptr(), key)))
+pub fn replicate_delete(ctx: Ctx<'_>, key: KeyName<'_>) -> Propagated {
+    sent(api!(RedisModule_Replicate(ctx.raw(), c"DEL".as_ptr(), c"s".as_ptr(), key.raw())))
 }
 
 fn sent(status: c_int) -> Propagated {

@@ -150,9 +150,9 @@ impl<'a> Argv<'a> {
         self.strings.len()
     }
 
-    /// The raw string, for passing back to the server (key names).
-    pub fn string(&self, i: usize) -> *mut RedisModuleString {
-        self.strings[i]
+    /// Argument `i` as a key name, for passing back to the server.
+    pub fn key(&self, i: usize) -> KeyName<'a> {
+        KeyName { raw: self.strings[i], call: PhantomData }
     }
 
     /// The bytes of argument `i` (binary-safe; not necessarily UTF-8).
@@ -165,6 +165,52 @@ impl<'a> Argv<'a> {
         // SAFETY: StringPtrLen returns the string's buffer and length; the
         // string lives as long as the command's argv.
         unsafe { slice::from_raw_parts(ptr.cast::<u8>(), len) }
+    }
+}
+
+/// A key name the server passed to the running command (one of its
+/// arguments): live for `'a`, the command's call. Made only by
+/// [`Argv::key`], so every function that hands a key name to the module API
+/// takes one of these, never a bare pointer.
+#[derive(Clone, Copy)]
+pub struct KeyName<'a> {
+    raw: *mut RedisModuleString,
+    call: PhantomData<&'a RedisModuleString>,
+}
+
+impl KeyName<'_> {
+    /// The pointer, for a module-API call made during the command.
+    #[inline]
+    pub fn raw(self) -> *mut RedisModuleString {
+        self.raw
+    }
+}
+
+/// A string made for a module-API call (a key name the module keeps as
+/// bytes, such as a waiter's queue), freed on drop, within the call.
+pub struct OwnedString<'c> {
+    ctx: Ctx<'c>,
+    raw: *mut RedisModuleString,
+}
+
+impl<'c> OwnedString<'c> {
+    pub fn new(ctx: Ctx<'c>, bytes: &[u8]) -> Self {
+        // SAFETY: the context is live for this call; the server copies the
+        // bytes.
+        let raw = api!(RedisModule_CreateString(ctx.raw(), bytes.as_ptr().cast(), bytes.len()));
+        Self { ctx, raw }
+    }
+
+    /// The string as a key name, live while it is.
+    pub fn key(&self) -> KeyName<'_> {
+        KeyName { raw: self.raw, call: PhantomData }
+    }
+}
+
+impl Drop for OwnedString<'_> {
+    fn drop(&mut self) {
+        // SAFETY: made by `new` with this context, freed once.
+        api!(RedisModule_FreeString(self.ctx.raw(), self.raw));
     }
 }
 
@@ -185,20 +231,22 @@ pub enum Slot {
 impl<'c> OpenKey<'c> {
     /// Opens `name` for reading and writing.
     #[inline]
-    pub fn write(ctx: Ctx<'c>, name: *mut RedisModuleString) -> Self {
+    pub fn write(ctx: Ctx<'c>, name: KeyName<'_>) -> Self {
         Self::open(ctx, name, (raw::REDISMODULE_READ | raw::REDISMODULE_WRITE) as c_int)
     }
 
     /// Opens `name` for reading only: it is never created, and a read-only
     /// command (a replica, a read-only script) may open it.
     #[inline]
-    pub fn read(ctx: Ctx<'c>, name: *mut RedisModuleString) -> Self {
+    pub fn read(ctx: Ctx<'c>, name: KeyName<'_>) -> Self {
         Self::open(ctx, name, raw::REDISMODULE_READ as c_int)
     }
 
     #[inline]
-    fn open(ctx: Ctx<'c>, name: *mut RedisModuleString, mode: c_int) -> Self {
-        let key = api!(RedisModule_OpenKey(ctx.raw(), name, mode)).cast::<RedisModuleKey>();
+    fn open(ctx: Ctx<'c>, name: KeyName<'_>, mode: c_int) -> Self {
+        // SAFETY: the context and the name are live for this call (their
+        // types say so); the key is closed on drop, within the call.
+        let key = api!(RedisModule_OpenKey(ctx.raw(), name.raw(), mode)).cast::<RedisModuleKey>();
         Self { key, call: PhantomData }
     }
 
@@ -218,13 +266,21 @@ impl<'c> OpenKey<'c> {
     }
 
     /// Stores `value` (ownership passes to the server) as the key's value.
-    pub fn set_value(&self, ty: *mut RedisModuleType, value: *mut std::ffi::c_void) -> bool {
+    ///
+    /// # Safety
+    /// `ty` is one of this module's registered types and `value` a live
+    /// value of it that no key holds: the server frees it with `ty`'s
+    /// callback. On false the caller still owns `value`.
+    pub unsafe fn set_value(&self, ty: *mut RedisModuleType, value: *mut std::ffi::c_void) -> bool {
         api!(RedisModule_ModuleTypeSetValue(self.key, ty, value)) == raw::REDISMODULE_OK as c_int
     }
 
     /// Replaces the value of a key that holds one of type `ty` (the old value
     /// is not freed: the caller owns it).
-    pub fn replace_value(&self, ty: *mut RedisModuleType, value: *mut std::ffi::c_void) -> bool {
+    ///
+    /// # Safety
+    /// As for [`set_value`](Self::set_value); the key holds a value of `ty`.
+    pub unsafe fn replace_value(&self, ty: *mut RedisModuleType, value: *mut std::ffi::c_void) -> bool {
         let mut old = std::ptr::null_mut();
         api!(RedisModule_ModuleTypeReplaceValue(self.key, ty, value, &mut old)) == raw::REDISMODULE_OK as c_int
     }

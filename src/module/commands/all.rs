@@ -21,13 +21,15 @@
 
 use std::os::raw::c_int;
 
-use redis_module::raw::{self, RedisModuleString};
+use redis_module::raw;
 
 use crate::core::time::Nanos;
 use crate::core::{Change, Decision, Verdict};
 use crate::module::args::{self, ArgError};
 use crate::module::clock;
-use crate::module::ffi::{api, context_flags, has, reply_array, reply_error, reply_i64, reply_wrong_arity, Argv, Ctx};
+use crate::module::ffi::{
+    api, context_flags, has, reply_array, reply_error, reply_i64, reply_wrong_arity, Argv, Ctx, KeyName,
+};
 use crate::module::kinds::{with_kinds, Kind};
 use crate::module::reply;
 use crate::module::state::{KeyState, NOT_STORED};
@@ -57,7 +59,7 @@ pub fn command(ctx: Ctx<'_>, args: Argv<'_>) {
     // keys were refused, so no two parts alias one value.
     let mut parts: Vec<AnyPart> = Vec::with_capacity(parsed.specs.len());
     for (i, spec) in parsed.specs.iter().enumerate() {
-        match AnyPart::open(ctx, args.string(2 + i), args.bytes(2 + i), spec.limit, spec.cost, spec.refund, now) {
+        match AnyPart::open(ctx, args.key(2 + i), args.bytes(2 + i), spec.limit, spec.cost, spec.refund, now) {
             Ok(part) => parts.push(part),
             Err(wrong_type) => {
                 // Closes every key opened so far; nothing was written.
@@ -210,7 +212,7 @@ impl<'c, K: Kind> Part<'c, K> {
     /// `refund`, settles it: always allowed).
     fn open(
         ctx: Ctx<'c>,
-        name: *mut RedisModuleString,
+        name: KeyName<'c>,
         key_name: &[u8],
         limiter: K,
         cost: u64,
@@ -283,7 +285,7 @@ macro_rules! any_part {
         impl<'c> AnyPart<'c> {
             fn open(
                 ctx: Ctx<'c>,
-                name: *mut RedisModuleString,
+                name: KeyName<'c>,
                 key_name: &[u8],
                 limit: Limit,
                 cost: u64,

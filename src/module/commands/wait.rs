@@ -44,7 +44,7 @@ use crate::module::acquire::Acquire;
 use crate::module::args::{ArgError, Options};
 use crate::module::clock;
 use crate::module::entry;
-use crate::module::ffi::{api, context_flags, has, reply_error, reply_wrong_arity, Argv, Ctx};
+use crate::module::ffi::{api, context_flags, has, reply_error, reply_wrong_arity, Argv, Ctx, OwnedString};
 use crate::module::kinds::Kind;
 use crate::module::state::KeyState;
 
@@ -192,7 +192,7 @@ pub fn command(ctx: Ctx<'_>, args: Argv<'_>, wait_ms: u64) {
         return acquire_now(ctx, args);
     }
     if !has_waiters(ctx, key) {
-        let k = match KeyState::<Acquire>::open_read(ctx, args.string(1)) {
+        let k = match KeyState::<Acquire>::open_read(ctx, args.key(1)) {
             Ok(k) => k,
             Err(e) => return reply_error(ctx, &e.message::<Acquire>()),
         };
@@ -271,7 +271,7 @@ fn leave(at: &QueueKey, seq: u64) -> Option<u64> {
 /// module docs). `ctx` has the queue's database selected. The least ms
 /// until the first waiter left may fit by lease expiry alone, if any waits.
 fn wake_queue(ctx: Ctx<'_>, at: &QueueKey) -> Option<u64> {
-    let name = api!(RedisModule_CreateString(ctx.raw(), at.1.as_ptr().cast(), at.1.len()));
+    let name = OwnedString::new(ctx, &at.1);
     let now = clock::now();
     let next = QUEUES.with(|q| {
         let mut q = q.borrow_mut();
@@ -281,7 +281,7 @@ fn wake_queue(ctx: Ctx<'_>, at: &QueueKey) -> Option<u64> {
             let data = Box::into_raw(Box::new(Unblocked { at: at.clone(), seq: w.seq, error }));
             api!(RedisModule_UnblockClient(w.bc, data.cast()));
         };
-        let Ok(key) = KeyState::<Acquire>::open_read(ctx, name) else {
+        let Ok(key) = KeyState::<Acquire>::open_read(ctx, name.key()) else {
             // Another type in the key: nothing can be granted there.
             for w in queue.waiters.iter_mut().filter(|w| !w.chosen) {
                 unblock(w, Some("WRONGTYPE the key no longer holds a lease set"));
@@ -319,7 +319,7 @@ fn wake_queue(ctx: Ctx<'_>, at: &QueueKey) -> Option<u64> {
         drop(key);
         next
     });
-    api!(RedisModule_FreeString(ctx.raw(), name));
+    drop(name);
     next
 }
 
