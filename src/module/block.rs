@@ -11,7 +11,8 @@ use super::ffi::{api, has, OpenKey, Slot};
 
 /// A new block of `len` zeroed words; ownership passes to the caller.
 pub fn alloc(len: usize) -> *mut c_void {
-    let p = api!(RedisModule_Alloc(8 * (1 + len))).cast::<u64>();
+    // SAFETY: any size (the server aborts on OOM, never returns NULL).
+    let p = unsafe { api!(RedisModule_Alloc(8 * (1 + len))) }.cast::<u64>();
     // SAFETY: RedisModule_Alloc returns at least the requested size, aligned
     // for any type (it aborts on OOM, never returns NULL).
     unsafe {
@@ -52,7 +53,8 @@ pub unsafe fn bytes(value: *const c_void) -> usize {
     // SAFETY: per the contract.
     let asked = 8 * (1 + unsafe { words(value) }.len());
     if has!(RedisModule_MallocSize) {
-        api!(RedisModule_MallocSize(value.cast_mut())).max(asked)
+        // SAFETY: a live block from RedisModule_Alloc (the contract).
+        unsafe { api!(RedisModule_MallocSize(value.cast_mut())) }.max(asked)
     } else {
         asked
     }
@@ -77,7 +79,8 @@ pub unsafe fn copy(value: *const c_void) -> *mut c_void {
 /// `value` is a block made by [`alloc`] (or [`copy`]) that no key holds
 /// (never handed to the server, or taken back from it), not used again.
 pub unsafe fn free(value: *mut c_void) {
-    api!(RedisModule_Free(value));
+    // SAFETY: a block from RedisModule_Alloc that no key holds (the contract).
+    unsafe { api!(RedisModule_Free(value)) };
 }
 
 /// Makes `new` the value of `key` in place of `old` (both blocks of type

@@ -137,7 +137,10 @@ pub fn register<K: Kind>(ctx: Ctx<'_>) -> Result<(), &'static CStr> {
         copy2: None,
         aux_save2: if aux && v5 { Some(aux_save::<K>) } else { None },
     };
-    let ty = api!(RedisModule_CreateDataType(ctx.raw(), K::TYPE_NAME.as_ptr(), ENCODING_VERSION, &mut methods));
+    // SAFETY: the load's context; the type name is a static C string, `methods`
+    // lives through the call (the server copies it).
+    let ty =
+        unsafe { api!(RedisModule_CreateDataType(ctx.raw(), K::TYPE_NAME.as_ptr(), ENCODING_VERSION, &mut methods)) };
     if ty.is_null() {
         return Err(K::TYPE_NAME);
     }

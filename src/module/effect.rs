@@ -51,20 +51,26 @@ pub fn needed(flags: u32) -> bool {
 /// Hands the effect `payload` for `key` to the server, for the AOF and
 /// replicas. Call only when [`needed`].
 pub fn replicate(ctx: Ctx<'_>, key: KeyName<'_>, payload: &[u8]) -> Propagated {
-    let status = api!(RedisModule_Replicate(
-        ctx.raw(),
-        names::apply().as_ptr(),
-        c"sb".as_ptr(),
-        key.raw(),
-        payload.as_ptr(),
-        payload.len()
-    ));
+    // SAFETY: the command's context and key name (their types); the payload is live
+    // for the call, its length passed with it.
+    let status = unsafe {
+        api!(RedisModule_Replicate(
+            ctx.raw(),
+            names::apply().as_ptr(),
+            c"sb".as_ptr(),
+            key.raw(),
+            payload.as_ptr(),
+            payload.len()
+        ))
+    };
     sent(status)
 }
 
 /// Propagates the deletion of `key`, as `DEL key`. Call only when [`needed`].
 pub fn replicate_delete(ctx: Ctx<'_>, key: KeyName<'_>) -> Propagated {
-    sent(api!(RedisModule_Replicate(ctx.raw(), c"DEL".as_ptr(), c"s".as_ptr(), key.raw())))
+    // SAFETY: the command's context and key name (their types); the payload is live
+    // for the call, its length passed with it.
+    sent(unsafe { api!(RedisModule_Replicate(ctx.raw(), c"DEL".as_ptr(), c"s".as_ptr(), key.raw())) })
 }
 
 fn sent(status: c_int) -> Propagated {
@@ -102,7 +108,8 @@ fn sent(status: c_int) -> Propagated {
 /// `tests/propagation.rs` checks the second: the replica runs no limiter
 /// command, only `RL.APPLY`.
 pub fn count_change(ctx: Ctx<'_>) {
-    api!(RedisModule_ReplicateVerbatim(ctx.raw()));
+    // SAFETY: the command's context (a `Ctx`).
+    unsafe { api!(RedisModule_ReplicateVerbatim(ctx.raw())) };
 }
 
 /// Decides [`REPLICATION`] at load and watches for what sets it later.
@@ -122,7 +129,8 @@ type ServerEventHandler = unsafe extern "C" fn(*mut RedisModuleCtx, raw::RedisMo
 
 fn subscribe(ctx: *mut RedisModuleCtx, id: u64, callback: ServerEventHandler) -> bool {
     let event = raw::RedisModuleEvent { id, dataver: 1 };
-    api!(RedisModule_SubscribeToServerEvent(ctx, event, Some(callback))) == raw::REDISMODULE_OK as c_int
+    // SAFETY: `ctx` is the load's (the contract).
+    unsafe { api!(RedisModule_SubscribeToServerEvent(ctx, event, Some(callback))) == raw::REDISMODULE_OK as c_int }
 }
 
 /// A master that becomes a replica (or the reverse) keeps a backlog its
@@ -173,21 +181,27 @@ fn replication_active(ctx: *mut RedisModuleCtx) -> bool {
     {
         return true;
     }
-    let info = api!(RedisModule_GetServerInfo(ctx, c"replication".as_ptr()));
+    // SAFETY: `ctx` is a live context (the contract); the section name is a C string.
+    let info = unsafe { api!(RedisModule_GetServerInfo(ctx, c"replication".as_ptr())) };
     if info.is_null() {
         return true;
     }
     let signed = |field: &CStr| -> Option<i64> {
         let mut err: c_int = 0;
-        let v = api!(RedisModule_ServerInfoGetFieldSigned(info, field.as_ptr(), &mut err));
+        // SAFETY: `info` was just returned by GetServerInfo, not yet freed; the field
+        // name is a C string.
+        let v = unsafe { api!(RedisModule_ServerInfoGetFieldSigned(info, field.as_ptr(), &mut err)) };
         (err == 0).then_some(v)
     };
-    let role = api!(RedisModule_ServerInfoGetFieldC(info, c"role".as_ptr()));
+    // SAFETY: `info` was just returned by GetServerInfo, not yet freed; the field
+    // name is a C string.
+    let role = unsafe { api!(RedisModule_ServerInfoGetFieldC(info, c"role".as_ptr())) };
     // SAFETY: a NUL-terminated string owned by `info`, read before it is freed.
     let master = !role.is_null() && unsafe { CStr::from_ptr(role) }.to_bytes() == b"master";
     let active = !master
         || signed(c"connected_slaves").is_none_or(|n| n > 0)
         || signed(c"repl_backlog_active").is_none_or(|n| n != 0);
-    api!(RedisModule_FreeServerInfo(ctx, info));
+    // SAFETY: `info` came from GetServerInfo with this context, freed once.
+    unsafe { api!(RedisModule_FreeServerInfo(ctx, info)) };
     active
 }

@@ -175,7 +175,8 @@ pub fn new_value<S: Words>(state: S) -> *mut c_void {
         let bits = state.to_words()[0] | INLINE_TAG;
         return std::ptr::without_provenance_mut(bits as usize);
     }
-    let p = api!(RedisModule_Alloc(size_of::<S>())).cast::<S>();
+    // SAFETY: any size (the server aborts on OOM, never returns NULL).
+    let p = unsafe { api!(RedisModule_Alloc(size_of::<S>())) }.cast::<S>();
     // SAFETY: RedisModule_Alloc returns memory of at least the requested
     // size, aligned for any type of that size (it aborts on OOM, never
     // returns NULL), and `S` is plain `Copy` data.
@@ -226,7 +227,9 @@ unsafe fn update<S: Words>(
 /// As for [`read`]; the value is not used again.
 unsafe fn free_value<S: Words>(value: *mut c_void) {
     if !S::INLINE {
-        api!(RedisModule_Free(value));
+        // SAFETY: an allocated value (not inline) from new_value, freed once (the
+        // contract).
+        unsafe { api!(RedisModule_Free(value)) };
     }
 }
 
@@ -327,9 +330,11 @@ impl<S: Words> Stored for S {
         };
         let mut words = [0u64; MAX_WORDS];
         for w in words.iter_mut().take(S::WORDS) {
-            *w = api!(RedisModule_LoadUnsigned(rdb));
+            // SAFETY: `rdb` is the running rdb_load's IO (the contract).
+            *w = unsafe { api!(RedisModule_LoadUnsigned(rdb)) };
         }
-        if api!(RedisModule_IsIOError(rdb)) != 0 {
+        // SAFETY: `rdb` is the running rdb_load's IO (the contract).
+        if unsafe { api!(RedisModule_IsIOError(rdb)) } != 0 {
             return Err(ENDS_EARLY);
         }
         from_words(words).map(new_value).ok_or(S::INVALID)
@@ -339,7 +344,8 @@ impl<S: Words> Stored for S {
         // SAFETY: per the contract.
         let state: S = unsafe { read(value) };
         for &w in state.to_words().iter().take(S::WORDS) {
-            api!(RedisModule_SaveUnsigned(rdb, w));
+            // SAFETY: `rdb` is the running rdb_save's IO (the contract).
+            unsafe { api!(RedisModule_SaveUnsigned(rdb, w)) };
         }
     }
 
@@ -348,16 +354,29 @@ impl<S: Words> Stored for S {
         let state: S = unsafe { read(value) };
         let mut buf = [0u8; MAX_PAYLOAD];
         let payload = encode(&state, 0, &mut buf);
-        api!(RedisModule_EmitAOF(aof, names::apply().as_ptr(), c"sb".as_ptr(), key, payload.as_ptr(), payload.len()));
+        // SAFETY: `aof` and `key` are the running aof_rewrite's (the contract); the
+        // payload, a "b" argument, is live for the call.
+        unsafe {
+            api!(RedisModule_EmitAOF(
+                aof,
+                names::apply().as_ptr(),
+                c"sb".as_ptr(),
+                key,
+                payload.as_ptr(),
+                payload.len()
+            ))
+        };
     }
 
     unsafe fn digest(md: *mut RedisModuleDigest, value: *mut c_void) {
         // SAFETY: per the contract.
         let state: S = unsafe { read(value) };
         for &w in state.to_words().iter().take(S::WORDS) {
-            api!(RedisModule_DigestAddLongLong(md, w as i64));
+            // SAFETY: `md` is the running digest callback's (the contract).
+            unsafe { api!(RedisModule_DigestAddLongLong(md, w as i64)) };
         }
-        api!(RedisModule_DigestEndSequence(md));
+        // SAFETY: `md` is the running digest callback's (the contract).
+        unsafe { api!(RedisModule_DigestEndSequence(md)) };
     }
 
     unsafe fn mem_usage(_value: *const c_void) -> usize {

@@ -250,8 +250,10 @@ impl Stored for LeaseChange {
             return Err(UNKNOWN_VERSION);
         }
         let next = || {
-            let w = api!(RedisModule_LoadUnsigned(rdb));
-            (api!(RedisModule_IsIOError(rdb)) == 0).then_some(w)
+            // SAFETY: `rdb` is the running rdb_load's or aux_load's IO (the contract).
+            let w = unsafe { api!(RedisModule_LoadUnsigned(rdb)) };
+            // SAFETY: `rdb` is the running rdb_load's or aux_load's IO (the contract).
+            (unsafe { api!(RedisModule_IsIOError(rdb)) } == 0).then_some(w)
         };
         // The count first: refused above the largest limit before anything
         // is collected. Each lease is 4 words and its id's (1 to 16).
@@ -276,15 +278,18 @@ impl Stored for LeaseChange {
 
     /// The node's sequence floor ([`NEXT_SEQ`]), before the keys.
     unsafe fn aux_save(rdb: *mut RedisModuleIO) {
-        api!(RedisModule_SaveUnsigned(rdb, NEXT_SEQ.load(Relaxed)));
+        // SAFETY: `rdb` is the running rdb_save's or aux_save's IO (the contract).
+        unsafe { api!(RedisModule_SaveUnsigned(rdb, NEXT_SEQ.load(Relaxed))) };
     }
 
     unsafe fn aux_load(rdb: *mut RedisModuleIO, encver: c_int) -> Result<(), &'static str> {
         if encver != 1 {
             return Err(UNKNOWN_VERSION);
         }
-        let floor = api!(RedisModule_LoadUnsigned(rdb));
-        if api!(RedisModule_IsIOError(rdb)) != 0 {
+        // SAFETY: `rdb` is the running rdb_load's or aux_load's IO (the contract).
+        let floor = unsafe { api!(RedisModule_LoadUnsigned(rdb)) };
+        // SAFETY: `rdb` is the running rdb_load's or aux_load's IO (the contract).
+        if unsafe { api!(RedisModule_IsIOError(rdb)) } != 0 {
             return Err(ENDS_EARLY);
         }
         saw_seq(floor);
@@ -294,7 +299,8 @@ impl Stored for LeaseChange {
     unsafe fn rdb_save(rdb: *mut RedisModuleIO, value: *mut c_void) {
         // SAFETY: per the contract.
         for w in unsafe { read(value) }.to_words() {
-            api!(RedisModule_SaveUnsigned(rdb, w));
+            // SAFETY: `rdb` is the running rdb_save's or aux_save's IO (the contract).
+            unsafe { api!(RedisModule_SaveUnsigned(rdb, w)) };
         }
     }
 
@@ -305,7 +311,18 @@ impl Stored for LeaseChange {
         for w in set.to_words() {
             payload.extend_from_slice(&w.to_le_bytes());
         }
-        api!(RedisModule_EmitAOF(aof, names::apply().as_ptr(), c"sb".as_ptr(), key, payload.as_ptr(), payload.len()));
+        // SAFETY: `aof` and `key` are the running aof_rewrite's (the contract); the
+        // payload, a "b" argument, is live for the call.
+        unsafe {
+            api!(RedisModule_EmitAOF(
+                aof,
+                names::apply().as_ptr(),
+                c"sb".as_ptr(),
+                key,
+                payload.as_ptr(),
+                payload.len()
+            ))
+        };
     }
 
     /// The whole set's words (in order, as RDB has them) as one buffer: one
@@ -317,8 +334,10 @@ impl Stored for LeaseChange {
         for w in unsafe { read(value) }.to_words() {
             bytes.extend_from_slice(&w.to_le_bytes());
         }
-        api!(RedisModule_DigestAddStringBuffer(md, bytes.as_ptr().cast(), bytes.len()));
-        api!(RedisModule_DigestEndSequence(md));
+        // SAFETY: `md` is the running digest callback's (the contract).
+        unsafe { api!(RedisModule_DigestAddStringBuffer(md, bytes.as_ptr().cast(), bytes.len())) };
+        // SAFETY: `md` is the running digest callback's (the contract).
+        unsafe { api!(RedisModule_DigestEndSequence(md)) };
     }
 
     unsafe fn mem_usage(value: *const c_void) -> usize {

@@ -221,8 +221,10 @@ impl Stored for LogChange {
             return Err(UNKNOWN_VERSION);
         }
         from_whole(|| {
-            let w = api!(RedisModule_LoadUnsigned(rdb));
-            (api!(RedisModule_IsIOError(rdb)) == 0).then_some(w)
+            // SAFETY: `rdb` is the running rdb_load's IO (the contract).
+            let w = unsafe { api!(RedisModule_LoadUnsigned(rdb)) };
+            // SAFETY: `rdb` is the running rdb_load's IO (the contract).
+            (unsafe { api!(RedisModule_IsIOError(rdb)) } == 0).then_some(w)
         })
     }
 
@@ -230,7 +232,8 @@ impl Stored for LogChange {
         // SAFETY: per the contract.
         let log = unsafe { read(value) };
         for w in whole(&log) {
-            api!(RedisModule_SaveUnsigned(rdb, w));
+            // SAFETY: `rdb` is the running rdb_save's IO (the contract).
+            unsafe { api!(RedisModule_SaveUnsigned(rdb, w)) };
         }
     }
 
@@ -242,16 +245,29 @@ impl Stored for LogChange {
         for w in whole(&log) {
             payload.extend_from_slice(&w.to_le_bytes());
         }
-        api!(RedisModule_EmitAOF(aof, names::apply().as_ptr(), c"sb".as_ptr(), key, payload.as_ptr(), payload.len()));
+        // SAFETY: `aof` and `key` are the running aof_rewrite's (the contract); the
+        // payload, a "b" argument, is live for the call.
+        unsafe {
+            api!(RedisModule_EmitAOF(
+                aof,
+                names::apply().as_ptr(),
+                c"sb".as_ptr(),
+                key,
+                payload.as_ptr(),
+                payload.len()
+            ))
+        };
     }
 
     unsafe fn digest(md: *mut RedisModuleDigest, value: *mut c_void) {
         // SAFETY: per the contract.
         let log = unsafe { read(value) };
         for w in whole(&log) {
-            api!(RedisModule_DigestAddLongLong(md, w as i64));
+            // SAFETY: `md` is the running digest callback's (the contract).
+            unsafe { api!(RedisModule_DigestAddLongLong(md, w as i64)) };
         }
-        api!(RedisModule_DigestEndSequence(md));
+        // SAFETY: `md` is the running digest callback's (the contract).
+        unsafe { api!(RedisModule_DigestEndSequence(md)) };
     }
 
     unsafe fn mem_usage(value: *const c_void) -> usize {

@@ -247,13 +247,35 @@ impl<'c, K: Kind> KeyState<'c, K> {
         let sent = match &self.written {
             Written::Nothing => return,
             Written::Applied => {
-                api!(RedisModule_SignalModifiedKey(ctx, name));
-                api!(RedisModule_NotifyKeyspaceEvent(ctx, raw::REDISMODULE_NOTIFY_MODULE, self.event.as_ptr(), name));
+                // SAFETY: the command's context and key name, live for the call (their types say
+                // so); the event name is static.
+                unsafe { api!(RedisModule_SignalModifiedKey(ctx, name)) };
+                // SAFETY: the command's context and key name, live for the call (their types say
+                // so); the event name is static.
+                unsafe {
+                    api!(RedisModule_NotifyKeyspaceEvent(
+                        ctx,
+                        raw::REDISMODULE_NOTIFY_MODULE,
+                        self.event.as_ptr(),
+                        name
+                    ))
+                };
                 return;
             }
             Written::State => {
-                api!(RedisModule_SignalModifiedKey(ctx, name));
-                api!(RedisModule_NotifyKeyspaceEvent(ctx, raw::REDISMODULE_NOTIFY_MODULE, self.event.as_ptr(), name));
+                // SAFETY: the command's context and key name, live for the call (their types say
+                // so); the event name is static.
+                unsafe { api!(RedisModule_SignalModifiedKey(ctx, name)) };
+                // SAFETY: the command's context and key name, live for the call (their types say
+                // so); the event name is static.
+                unsafe {
+                    api!(RedisModule_NotifyKeyspaceEvent(
+                        ctx,
+                        raw::REDISMODULE_NOTIFY_MODULE,
+                        self.event.as_ptr(),
+                        name
+                    ))
+                };
                 if !propagate {
                     return;
                 }
@@ -273,16 +295,26 @@ impl<'c, K: Kind> KeyState<'c, K> {
                 effect::replicate(self.ctx, self.name, K::Write::encode(&w.state, w.expire_at, &mut buf))
             }
             Written::Deleted { refund } => {
-                api!(RedisModule_SignalModifiedKey(ctx, name));
+                // SAFETY: the command's context and key name, live for the call (their types say
+                // so); the event name is static.
+                unsafe { api!(RedisModule_SignalModifiedKey(ctx, name)) };
                 if *refund {
-                    api!(RedisModule_NotifyKeyspaceEvent(
-                        ctx,
-                        raw::REDISMODULE_NOTIFY_MODULE,
-                        self.event.as_ptr(),
-                        name
-                    ));
+                    // SAFETY: the command's context and key name, live for the call (their types say
+                    // so); the event name is static.
+                    unsafe {
+                        api!(RedisModule_NotifyKeyspaceEvent(
+                            ctx,
+                            raw::REDISMODULE_NOTIFY_MODULE,
+                            self.event.as_ptr(),
+                            name
+                        ))
+                    };
                 }
-                api!(RedisModule_NotifyKeyspaceEvent(ctx, raw::REDISMODULE_NOTIFY_GENERIC, c"del".as_ptr(), name));
+                // SAFETY: the command's context and key name, live for the call (their types say
+                // so); the event name is static.
+                unsafe {
+                    api!(RedisModule_NotifyKeyspaceEvent(ctx, raw::REDISMODULE_NOTIFY_GENERIC, c"del".as_ptr(), name))
+                };
                 if !propagate {
                     return;
                 }

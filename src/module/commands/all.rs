@@ -129,9 +129,11 @@ fn combined_retry<'a>(decisions: impl Iterator<Item = &'a Decision>) -> i64 {
 fn reply_all(ctx: Ctx<'_>, allowed: bool, retry_after_ms: i64, parts: &[AnyPart], map: bool) {
     if map {
         let raw = ctx.raw();
-        api!(RedisModule_ReplyWithMap(raw, 3));
+        // SAFETY: the command's context (a `Ctx`).
+        unsafe { api!(RedisModule_ReplyWithMap(raw, 3)) };
         reply::key(ctx, c"allowed");
-        api!(RedisModule_ReplyWithBool(raw, allowed as c_int));
+        // SAFETY: the command's context (a `Ctx`).
+        unsafe { api!(RedisModule_ReplyWithBool(raw, allowed as c_int)) };
         reply::key(ctx, c"retry_after_ms");
         reply_i64(ctx, retry_after_ms);
         reply::key(ctx, c"limits");
@@ -150,7 +152,8 @@ fn reply_all(ctx: Ctx<'_>, allowed: bool, retry_after_ms: i64, parts: &[AnyPart]
 /// Redis 7.0, `COMMAND GETKEYS` where no key spec applies) rather than
 /// running the command.
 fn keys_position_request(ctx: Ctx<'_>) -> bool {
-    has!(RedisModule_IsKeysPositionRequest) && api!(RedisModule_IsKeysPositionRequest(ctx.raw())) != 0
+    // SAFETY: the command's context (a `Ctx`); checked with `has!` first.
+    has!(RedisModule_IsKeysPositionRequest) && unsafe { api!(RedisModule_IsKeysPositionRequest(ctx.raw())) } != 0
 }
 
 /// Declares arguments `2..2 + numkeys` as keys, as the command's key spec
@@ -169,9 +172,13 @@ fn report_keys(ctx: Ctx<'_>, args: &Argv<'_>) {
     // numkeys <= argc - 2, so every position fits in c_int like argc does.
     for pos in 2..2 + numkeys as c_int {
         if with_flags {
-            api!(RedisModule_KeyAtPosWithFlags(ctx, pos, flags));
+            // SAFETY: the command's context, in a keys-position request; `pos` is an
+            // argument's index.
+            unsafe { api!(RedisModule_KeyAtPosWithFlags(ctx, pos, flags)) };
         } else {
-            api!(RedisModule_KeyAtPos(ctx, pos));
+            // SAFETY: the command's context, in a keys-position request; `pos` is an
+            // argument's index.
+            unsafe { api!(RedisModule_KeyAtPos(ctx, pos)) };
         }
     }
 }

@@ -36,7 +36,8 @@ pub fn command(ctx: Ctx<'_>, args: Argv<'_>) {
         // its master's stream on to its own replicas unchanged, and nothing
         // is propagated while the AOF is loading.
         if has!(RedisModule_ReplicateVerbatim) {
-            api!(RedisModule_ReplicateVerbatim(ctx.raw()));
+            // SAFETY: the command's context (a `Ctx`); checked with `has!` above.
+            unsafe { api!(RedisModule_ReplicateVerbatim(ctx.raw())) };
         }
         reply_ok(ctx);
     } else {

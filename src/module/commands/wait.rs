@@ -120,7 +120,8 @@ pub fn after_call(ctx: Ctx<'_>, key: &[u8]) {
 }
 
 fn selected_db(ctx: Ctx<'_>) -> c_int {
-    api!(RedisModule_GetSelectedDb(ctx.raw()))
+    // SAFETY: the running callback's context (a `Ctx`).
+    unsafe { api!(RedisModule_GetSelectedDb(ctx.raw())) }
 }
 
 /// Whether clients wait on `key` of the selected database.
@@ -207,18 +208,23 @@ pub fn command(ctx: Ctx<'_>, args: Argv<'_>, wait_ms: u64) {
     if full {
         return reply_error(ctx, &format!("ERR too many clients wait on this key (at most {MAX_WAITERS_PER_KEY})"));
     }
-    let bc = api!(RedisModule_BlockClient(
-        ctx.raw(),
-        Some(on_reply),
-        Some(on_timeout),
-        Some(on_free),
-        i64::try_from(wait_ms).unwrap_or(i64::MAX)
-    ));
+    // SAFETY: the command's context (a `Ctx`); the callbacks are ours, with the
+    // signatures the server calls them with.
+    let bc = unsafe {
+        api!(RedisModule_BlockClient(
+            ctx.raw(),
+            Some(on_reply),
+            Some(on_timeout),
+            Some(on_free),
+            i64::try_from(wait_ms).unwrap_or(i64::MAX)
+        ))
+    };
     if bc.is_null() {
         return acquire_now(ctx, args);
     }
     if has!(RedisModule_SetDisconnectCallback) {
-        api!(RedisModule_SetDisconnectCallback(bc, Some(on_disconnect)));
+        // SAFETY: `bc` was just returned by BlockClient (checked `has!`).
+        unsafe { api!(RedisModule_SetDisconnectCallback(bc, Some(on_disconnect))) };
     }
     let seq = NEXT_SEQ.get();
     NEXT_SEQ.set(seq + 1);
@@ -279,7 +285,9 @@ fn wake_queue(ctx: Ctx<'_>, at: &QueueKey) -> Option<u64> {
         let unblock = |w: &mut Waiter, error: Option<&'static str>| {
             w.chosen = true;
             let data = Box::into_raw(Box::new(Unblocked { at: at.clone(), seq: w.seq, error }));
-            api!(RedisModule_UnblockClient(w.bc, data.cast()));
+            // SAFETY: `w.bc` is a blocked client not yet unblocked (`chosen` is set once);
+            // the server hands `data` back to `granted`, which frees it.
+            unsafe { api!(RedisModule_UnblockClient(w.bc, data.cast())) };
         };
         let Ok(key) = KeyState::<Acquire>::open_read(ctx, name.key()) else {
             // Another type in the key: nothing can be granted there.
@@ -328,7 +336,9 @@ fn wake_queue(ctx: Ctx<'_>, at: &QueueKey) -> Option<u64> {
 /// clock; a wait that ends by lease expiry is seen at its deadline.
 fn arm(ctx: *mut RedisModuleCtx, ms: Option<u64>) {
     let ms = ms.map_or(TICK_MS, |m| (m as i64).clamp(1, TICK_MS));
-    api!(RedisModule_CreateTimer(ctx, ms, Some(on_tick), std::ptr::null_mut()));
+    // SAFETY: `ctx` is a live context (the contract); `on_tick` has the signature
+    // the server calls it with.
+    unsafe { api!(RedisModule_CreateTimer(ctx, ms, Some(on_tick), std::ptr::null_mut())) };
 }
 
 /// After a write that may have made room on `key` (a release): grants the
@@ -345,7 +355,8 @@ pub fn wake(ctx: Ctx<'_>, key: &[u8]) {
 
 /// A chosen waiter's reply: the acquire, made now, against the key's limit.
 fn granted(ctx: Ctx<'_>, args: Argv<'_>) {
-    let data = api!(RedisModule_GetBlockedClientPrivateData(ctx.raw())) as *mut Unblocked;
+    // SAFETY: the reply callback's context (a `Ctx`).
+    let data = unsafe { api!(RedisModule_GetBlockedClientPrivateData(ctx.raw())) } as *mut Unblocked;
     if data.is_null() {
         return reply_error(ctx, "ERR the wait ended without a lease");
     }
@@ -367,7 +378,8 @@ fn granted(ctx: Ctx<'_>, args: Argv<'_>) {
 /// A waiter whose timeout passed (or `CLIENT UNBLOCK`): it leaves the
 /// queue, and gets what an acquire made now gets; the next waiters may fit.
 fn timed_out(ctx: Ctx<'_>, args: Argv<'_>) {
-    let bc = api!(RedisModule_GetBlockedClientHandle(ctx.raw()));
+    // SAFETY: the timeout callback's context (a `Ctx`).
+    let bc = unsafe { api!(RedisModule_GetBlockedClientHandle(ctx.raw())) };
     let found = BLOCKED.with(|b| b.borrow().get(&(bc as usize)).cloned());
     if let Some((at, seq)) = found {
         leave(&at, seq);
@@ -440,7 +452,12 @@ unsafe extern "C" fn on_tick(ctx: *mut RedisModuleCtx, _data: *mut c_void) {
             let keys: Vec<QueueKey> = QUEUES.with(|q| q.borrow().keys().cloned().collect());
             let mut next: Option<u64> = None;
             for at in &keys {
-                if api!(RedisModule_SelectDb(ctx.raw(), at.0)) == raw::REDISMODULE_OK as c_int {
+                // SAFETY: the timer callback's context (a `Ctx`); `at.0` is
+                // a database a command ran in. (Inside `with_ctx`'s unsafe
+                // block, but said here, where the call is.)
+                #[allow(unused_unsafe)]
+                let selected = unsafe { api!(RedisModule_SelectDb(ctx.raw(), at.0)) };
+                if selected == raw::REDISMODULE_OK as c_int {
                     if let Some(ms) = wake_queue(ctx, at) {
                         next = Some(next.map_or(ms, |n| n.min(ms)));
                     }
