@@ -115,19 +115,22 @@ pub fn count_change(ctx: Ctx<'_>) {
 /// Decides [`REPLICATION`] at load and watches for what sets it later.
 pub fn watch_replication(ctx: Ctx<'_>) {
     let ctx = ctx.raw();
+    // SAFETY (the five calls): the load's context, from a `Ctx`.
     let subscribed = has!(RedisModule_SubscribeToServerEvent)
-        && subscribe(ctx, raw::REDISMODULE_EVENT_REPLICATION_ROLE_CHANGED, on_role_changed)
-        && subscribe(ctx, raw::REDISMODULE_EVENT_FORK_CHILD, on_fork)
-        && subscribe(ctx, raw::REDISMODULE_EVENT_LOADING, on_loading)
-        && subscribe(ctx, raw::REDISMODULE_EVENT_REPLICA_CHANGE, on_role_changed);
+        && unsafe { subscribe(ctx, raw::REDISMODULE_EVENT_REPLICATION_ROLE_CHANGED, on_role_changed) }
+        && unsafe { subscribe(ctx, raw::REDISMODULE_EVENT_FORK_CHILD, on_fork) }
+        && unsafe { subscribe(ctx, raw::REDISMODULE_EVENT_LOADING, on_loading) }
+        && unsafe { subscribe(ctx, raw::REDISMODULE_EVENT_REPLICA_CHANGE, on_role_changed) };
     // Without the events, or if the server already replicates, always propagate.
-    let replicating = !subscribed || replication_active(ctx);
+    let replicating = !subscribed || unsafe { replication_active(ctx) };
     REPLICATION.store(replicating, Ordering::Relaxed);
 }
 
 type ServerEventHandler = unsafe extern "C" fn(*mut RedisModuleCtx, raw::RedisModuleEvent, u64, *mut c_void);
 
-fn subscribe(ctx: *mut RedisModuleCtx, id: u64, callback: ServerEventHandler) -> bool {
+/// # Safety
+/// `ctx` is the context of the running load (or callback).
+unsafe fn subscribe(ctx: *mut RedisModuleCtx, id: u64, callback: ServerEventHandler) -> bool {
     let event = raw::RedisModuleEvent { id, dataver: 1 };
     // SAFETY: `ctx` is the load's (the contract).
     unsafe { api!(RedisModule_SubscribeToServerEvent(ctx, event, Some(callback))) == raw::REDISMODULE_OK as c_int }
@@ -166,14 +169,17 @@ unsafe extern "C" fn on_loading(ctx: *mut RedisModuleCtx, _: raw::RedisModuleEve
 /// Sets [`REPLICATION`] if the server now replicates (asking INFO only
 /// while it is still unset).
 fn look_again(ctx: Ctx<'_>) {
-    if !REPLICATION.load(Ordering::Relaxed) && replication_active(ctx.raw()) {
+    // SAFETY: the callback's context, from a `Ctx`.
+    if !REPLICATION.load(Ordering::Relaxed) && unsafe { replication_active(ctx.raw()) } {
         REPLICATION.store(true, Ordering::Relaxed);
     }
 }
 
 /// Whether the server has replicas, a replication backlog, or is not a
 /// plain master (INFO replication). True if it cannot tell.
-fn replication_active(ctx: *mut RedisModuleCtx) -> bool {
+/// # Safety
+/// `ctx` is the context of the running load or callback.
+unsafe fn replication_active(ctx: *mut RedisModuleCtx) -> bool {
     if !(has!(RedisModule_GetServerInfo)
         && has!(RedisModule_ServerInfoGetFieldSigned)
         && has!(RedisModule_ServerInfoGetFieldC)

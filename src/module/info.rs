@@ -18,10 +18,13 @@ use super::stats::{self, Counters};
 /// The `INFO rl` callback (replaces the crate's default, which shows
 /// nothing useful). Guarded: a panic leaves the section short, no more.
 pub unsafe extern "C" fn callback(ctx: *mut RedisModuleInfoCtx, _for_crash_report: c_int) {
-    guard("the INFO callback", (), || section(ctx));
+    // SAFETY: the context the server passed to this callback.
+    guard("the INFO callback", (), || unsafe { section(ctx) });
 }
 
-fn section(ctx: *mut RedisModuleInfoCtx) {
+/// # Safety
+/// `ctx` is the running INFO callback's context.
+unsafe fn section(ctx: *mut RedisModuleInfoCtx) {
     #[cfg(feature = "test-hooks")]
     super::hooks::info_panic_point();
     if !has!(RedisModule_InfoAddSection) || !has!(RedisModule_InfoAddFieldULongLong) {

@@ -240,7 +240,8 @@ pub fn command(ctx: Ctx<'_>, args: Argv<'_>, wait_ms: u64) {
     WAITS.fetch_add(1, Relaxed);
     if !TICKING.get() {
         TICKING.set(true);
-        arm(ctx.raw(), Some(TICK_MS as u64));
+        // SAFETY: the command's context, from a `Ctx`.
+        unsafe { arm(ctx.raw(), Some(TICK_MS as u64)) };
     }
 }
 
@@ -334,7 +335,10 @@ fn wake_queue(ctx: Ctx<'_>, at: &QueueKey) -> Option<u64> {
 /// Arms the timer that looks at the queues again in `ms` (at most
 /// [`TICK_MS`], at least 1). The server runs module timers on its own
 /// clock; a wait that ends by lease expiry is seen at its deadline.
-fn arm(ctx: *mut RedisModuleCtx, ms: Option<u64>) {
+///
+/// # Safety
+/// `ctx` is the context of the running command or timer callback.
+unsafe fn arm(ctx: *mut RedisModuleCtx, ms: Option<u64>) {
     let ms = ms.map_or(TICK_MS, |m| (m as i64).clamp(1, TICK_MS));
     // SAFETY: `ctx` is a live context (the contract); `on_tick` has the signature
     // the server calls it with.
@@ -469,6 +473,7 @@ unsafe extern "C" fn on_tick(ctx: *mut RedisModuleCtx, _data: *mut c_void) {
     if QUEUES.with(|q| q.borrow().is_empty()) {
         TICKING.set(false);
     } else {
-        arm(ctx, next);
+        // SAFETY: the server's context for this timer.
+        unsafe { arm(ctx, next) };
     }
 }
