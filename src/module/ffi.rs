@@ -179,6 +179,15 @@ pub struct KeyName<'a> {
 }
 
 impl KeyName<'_> {
+    /// A key name from a raw string (the fuzzers' fake server).
+    ///
+    /// # Safety
+    /// `raw` is a live string for as long as the result is used.
+    #[cfg(feature = "fuzzing")]
+    pub unsafe fn from_raw(raw: *mut RedisModuleString) -> Self {
+        KeyName { raw, call: PhantomData }
+    }
+
     /// The pointer, for a module-API call made during the command.
     #[inline]
     pub fn raw(self) -> *mut RedisModuleString {

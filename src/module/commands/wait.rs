@@ -399,7 +399,9 @@ fn timed_out(ctx: Ctx<'_>, args: Argv<'_>) {
     // only once the module unblocks it, however the wait ended: a timeout
     // here is never chosen (the server times out no client already
     // unblocked), so this is its one unblock.
-    api!(RedisModule_UnblockClient(bc, std::ptr::null_mut()));
+    // SAFETY: `bc` is this waiter's blocked client, not unblocked before
+    // (see above); no private data.
+    unsafe { api!(RedisModule_UnblockClient(bc, std::ptr::null_mut())) };
 }
 
 unsafe extern "C" fn on_reply(ctx: *mut RedisModuleCtx, argv: *mut *mut RedisModuleString, argc: c_int) -> c_int {
