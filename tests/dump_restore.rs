@@ -461,7 +461,7 @@ fn refusals_since(s: &Server, from: usize) -> Vec<String> {
 
 #[test]
 fn a_refused_restore_says_in_the_log_which_kind_which_version_and_why() {
-    let s = frozen_server();
+    let s = frozen_server(&[]);
     let mut c = s.conn();
     let clock = s.clock.as_ref().unwrap();
     write_limiters(&mut c);
