@@ -452,3 +452,110 @@ fn extreme_but_well_formed_restored_states_read_as_drained_or_idle_never_crash()
     let _ = raw(&mut c, &["PING"]).expect("PING");
     assert_no_crash_in_log(&s);
 }
+
+/// The lines of the server log from byte `from` on that name a refused load.
+fn refusals_since(s: &Server, from: usize) -> Vec<String> {
+    let log = std::fs::read_to_string(s.log_path()).unwrap_or_default();
+    log.get(from..).unwrap_or("").lines().filter(|l| l.contains("rl: refusing")).map(str::to_owned).collect()
+}
+
+#[test]
+fn a_refused_restore_says_in_the_log_which_kind_which_version_and_why() {
+    let s = frozen_server(&[]);
+    let mut c = s.conn();
+    let clock = s.clock.as_ref().unwrap();
+    write_limiters(&mut c);
+    // A log of two entries (at two instants), a set of two leases.
+    for (i, line) in ["RL.LOG l 5 60000 COST 2", "RL.LOG l 5 60000"].into_iter().enumerate() {
+        clock.freeze_at_ms(T0_MS + 10 * i as u64);
+        assert!(rl(&mut c, line).allowed, "{line}");
+    }
+    for id in ["x", "y"] {
+        let _: redis::Value =
+            redis::cmd("RL.ACQUIRE").arg("c").arg(3).arg(60000).arg("ID").arg(id).query(&mut c).unwrap();
+    }
+    let real = |c: &mut redis::Connection, key: &str| ModuleDump::parse(&dump(c, key).expect("DUMP"));
+    let (g, sw, l, set) = (real(&mut c, "g"), real(&mut c, "s"), real(&mut c, "l"), real(&mut c, "c"));
+    // The log's words: window_ms, total, count, (t_ns, cost) x count.
+    assert_eq!(l.fields.len(), 3 + 2 * 2, "{l:?}");
+    // The set's: count, next_seq, last_ns, then per lease deadline_ns,
+    // lease_ms, units, id_len and the id's one word.
+    assert_eq!(set.fields.len(), 3 + 2 * 5, "{set:?}");
+
+    let cases: Vec<(&str, ModuleDump, &str)> = vec![
+        (
+            "a GCRA state of encoding version 3",
+            g.with(|d| d.module_id = d.module_id & !1023 | 3),
+            "refusing an RL.GCRA state (encoding 3): an encoding version this build does not know",
+        ),
+        (
+            "a GCRA state without its word",
+            g.with(|d| d.fields.clear()),
+            "refusing an RL.GCRA state (encoding 1): the payload ends early or could not be read",
+        ),
+        (
+            "a sliding window of 0 ms",
+            sw.with(|d| d.fields[1].1 = 0),
+            "refusing an RL.SLIDE state (encoding 1): a window not 1 ms to 10^12 ms",
+        ),
+        (
+            "a log of encoding version 2",
+            l.with(|d| d.module_id = d.module_id & !1023 | 2),
+            "refusing an RL.LOG log (encoding 2): an encoding version this build does not know",
+        ),
+        (
+            "a log with its entries out of order",
+            l.with(|d| d.fields.swap(3, 5)),
+            "refusing an RL.LOG log (encoding 1): entries not in time order",
+        ),
+        (
+            "a log whose total is not its entries' sum",
+            l.with(|d| d.fields[1].1 += 1),
+            "refusing an RL.LOG log (encoding 1): the total is not the entries' sum",
+        ),
+        (
+            "a log of more entries than any limit",
+            l.with(|d| d.fields[2].1 = 10_001),
+            "refusing an RL.LOG log (encoding 1): more than 10000 entries",
+        ),
+        (
+            "a lease set of encoding version 3",
+            set.with(|d| d.module_id = d.module_id & !1023 | 3),
+            "refusing an RL.ACQUIRE lease set (encoding 3): an encoding version this build does not know",
+        ),
+        (
+            "a lease set holding one id twice",
+            set.with(|d| d.fields[12].1 = d.fields[7].1),
+            "refusing an RL.ACQUIRE lease set (encoding 1): an id held twice",
+        ),
+        (
+            "a lease set whose leases start after its last call",
+            set.with(|d| d.fields[2].1 = 0),
+            "refusing an RL.ACQUIRE lease set (encoding 1): a lease started after the set's last call",
+        ),
+        (
+            "a lease set of more leases than any limit",
+            set.with(|d| d.fields[0].1 = 100_001),
+            "refusing an RL.ACQUIRE lease set (encoding 1): more than 100000 leases",
+        ),
+        (
+            "a lease set cut short",
+            set.with(|d| d.fields.truncate(10)),
+            "refusing an RL.ACQUIRE lease set (encoding 1): the payload ends early or could not be read",
+        ),
+    ];
+    for (what, d, line) in cases {
+        let from = std::fs::metadata(s.log_path()).map_or(0, |m| m.len() as usize);
+        assert_refused(&s, &mut c, what, &d.build(), &[BAD_DATA]);
+        let said = refusals_since(&s, from);
+        assert_eq!(said.len(), 1, "{what}: one log line, not {said:?}\n{}", s.log_tail());
+        assert!(said[0].contains(line), "{what}: the log says {:?}, not {line:?}", said[0]);
+    }
+    // The intact payloads still restore, and say nothing.
+    let from = std::fs::metadata(s.log_path()).map_or(0, |m| m.len() as usize);
+    for (key, d) in [("g", &g), ("s", &sw), ("l", &l), ("c", &set)] {
+        let _: String = redis::cmd("RESTORE").arg(format!("{key}:copy")).arg(0).arg(d.build()).query(&mut c).unwrap();
+    }
+    assert_eq!(refusals_since(&s, from), Vec::<String>::new());
+    assert_no_crash_in_log(&s);
+}

@@ -100,7 +100,7 @@ fn the_release_module_holds_no_test_hooks_and_refuses_to_enable_them() {
     let bytes = std::fs::read(module_path()).unwrap();
     let hooked = std::fs::read(hooks_module_path()).unwrap();
     let holds = |so: &[u8], what: &str| so.windows(what.len()).any(|w| w == what.as_bytes());
-    for what in ["RL.PANICTEST", "a deliberate panic", "CountingSystem"] {
+    for what in ["RL.PANICTEST", "a deliberate panic", "HOLD takes a byte count"] {
         assert!(!holds(&bytes, what), "the release module holds {what:?}");
         assert!(holds(&hooked, what), "the module with test hooks lacks {what:?}: is this test stale?");
     }
@@ -113,4 +113,23 @@ fn the_release_module_holds_no_test_hooks_and_refuses_to_enable_them() {
     assert!(r.is_err(), "{r:?}");
     let log = std::fs::read_to_string(bare.log_path()).unwrap();
     assert!(log.contains("needs a module built with the test-hooks feature"), "{}", bare.log_tail());
+}
+
+/// The module's own allocations (a `Vec`) are made by the server's
+/// allocator, so `used_memory` (and `maxmemory`) see them: `RL.PANICTEST
+/// HOLD n` keeps `n` bytes until the next HOLD.
+#[test]
+fn the_modules_own_allocations_count_in_used_memory() {
+    let (s, mut c) = server_with_panic_command();
+    let used = |c: &mut redis::Connection| info_u64(c, "memory", "used_memory");
+    let mb = 1 << 20;
+    let before = used(&mut c);
+    let ok: String = redis::cmd("RL.PANICTEST").arg("HOLD").arg(16 * mb).query(&mut c).unwrap();
+    assert_eq!(ok, "OK");
+    let holding = used(&mut c);
+    assert!(holding >= before + 16 * mb, "used_memory {before}, then {holding} holding 16 MiB");
+    let _: String = redis::cmd("RL.PANICTEST").arg("HOLD").arg(0).query(&mut c).unwrap();
+    let after = used(&mut c);
+    assert!(after < before + mb, "used_memory {before}, then {after} after freeing 16 MiB");
+    assert!(s.alive());
 }

@@ -722,38 +722,48 @@ impl<W: Deref<Target = [u64]>> LeaseBlock<W> {
     /// and sums; the index holding exactly one entry per slot. O(n); never
     /// panics, whatever the words.
     pub fn valid(&self) -> bool {
+        self.fault().is_none()
+    }
+
+    /// What makes the block one this core cannot have written (see
+    /// [`valid`](Self::valid)), for the server log when a load refuses it;
+    /// `None` if it is valid.
+    pub fn fault(&self) -> Option<&'static str> {
         let n = self.len();
         if n as u64 > MAX_LEASE_LIMIT {
-            return false;
+            return Some("more than 100000 leases");
         }
         let last_ns = self.w[4];
         for s in 0..n as u32 {
             let len = self.id_len(s) as usize;
             if len > 8 * self.id_words() {
-                return false;
+                return Some("an id longer than its slot");
             }
             let l = self.lease(s);
             // `lease` reads a bad padding as another id: compare back.
             if l.id.len() != len || l.id.words()[..self.id_words()] != *self.id_slice(s) {
-                return false;
+                return Some("an id of a bad length or padding");
             }
-            if !l.in_range() || l.start_ns() > last_ns {
-                return false;
+            if !l.in_range() {
+                return Some("a lease's units, lease time or deadline out of range");
+            }
+            if l.start_ns() > last_ns {
+                return Some("a lease started after the set's last call");
             }
         }
         // The tree, in order.
         let mut seen = 0usize;
         let mut prev: Option<Key> = None;
         if self.valid_tree(self.root(), 0, &mut seen, &mut prev).is_none_or(|_| seen != n) {
-            return false;
+            return Some("tree not in order, unbalanced or not holding every lease once");
         }
         // The count of leases whose id needs every id word.
         if self.at_width() != (0..n as u32).filter(|&s| self.is_at_width(s)).count() {
-            return false;
+            return Some("the count of ids at the slots' width is wrong");
         }
         // The first and last deadline the header keeps.
         if self.w[FIRST_AT] != self.end_deadline(false) || self.w[LAST_AT] != self.end_deadline(true) {
-            return false;
+            return Some("the header's first or last deadline is wrong");
         }
         // The index: one entry per slot, each found from its home.
         let mut entries = 0;
@@ -761,12 +771,16 @@ impl<W: Deref<Target = [u64]>> LeaseBlock<W> {
             let v = self.entry(j);
             if v != 0 {
                 if v as usize > n {
-                    return false;
+                    return Some("an id index entry past the leases");
                 }
                 entries += 1;
             }
         }
-        entries == n && (0..n as u32).all(|s| self.index_find(&self.key(s)).is_some_and(|(_, t)| t == s))
+        if entries == n && (0..n as u32).all(|s| self.index_find(&self.key(s)).is_some_and(|(_, t)| t == s)) {
+            None
+        } else {
+            Some("the id index does not hold each lease once")
+        }
     }
 
     /// Checks the subtree at `n` in order; its (height, sum) if sound.
@@ -831,18 +845,29 @@ impl<'a> LeaseBlock<&'a mut [u64]> {
     /// count is above the limit cap (checked first: read the count and refuse
     /// it before collecting the rest) or the words are not one whole set.
     pub fn layout_of_words(words: &[u64]) -> Option<(usize, usize)> {
-        let n = *words.first()?;
+        Self::layout_of(words).ok()
+    }
+
+    /// The same, with what is wrong when it is `None`.
+    pub fn layout_of(words: &[u64]) -> Result<(usize, usize), &'static str> {
+        let n = *words.first().ok_or("no count")?;
         if n > MAX_LEASE_LIMIT {
-            return None;
+            return Err("more than 100000 leases");
         }
         let mut at = 3;
         let mut idw = 1;
         for _ in 0..n {
-            let len = usize::try_from(*words.get(at + 3)?).ok().filter(|l| (1..=MAX_ID_LEN).contains(l))?;
+            let len = *words.get(at + 3).ok_or("fewer leases than its count")?;
+            let len =
+                usize::try_from(len).ok().filter(|l| (1..=MAX_ID_LEN).contains(l)).ok_or("an id not 1 to 128 bytes")?;
             idw = idw.max(len.div_ceil(8));
             at += 4 + len.div_ceil(8);
         }
-        (at == words.len()).then_some(((n as usize).max(1).next_power_of_two(), idw))
+        if at == words.len() {
+            Ok(((n as usize).max(1).next_power_of_two(), idw))
+        } else {
+            Err("words beyond its leases")
+        }
     }
 
     /// An empty set with `header` in `words` (of `words_for(capacity,
@@ -874,25 +899,39 @@ impl<'a> LeaseBlock<&'a mut [u64]> {
     /// anything is out of range, an id repeats, or the result is not
     /// [`valid`](Self::valid).
     pub fn from_words(dst: &'a mut [u64], words: &[u64], seed: u64) -> Option<Self> {
-        let (cap, idw) = LeaseBlock::layout_of_words(words)?;
+        Self::load_words(dst, words, seed).ok()
+    }
+
+    /// The same, with what is wrong when it is `None`.
+    pub fn load_words(dst: &'a mut [u64], words: &[u64], seed: u64) -> Result<Self, &'static str> {
+        let (cap, idw) = LeaseBlock::layout_of(words)?;
         if dst.len() != LeaseBlock::words_for(cap, idw) {
-            return None;
+            return Err("a block of the wrong size");
         }
-        let header = LeaseHeader { next_seq: *words.get(1)?, last_ns: *words.get(2)? };
-        let mut b = Self::init(dst, idw, header, seed)?;
+        let header = LeaseHeader { next_seq: words[1], last_ns: words[2] };
+        let mut b = Self::init(dst, idw, header, seed).ok_or("a block of the wrong size")?;
         let mut at = 3;
         for _ in 0..words[0] {
             let len = words[at + 3];
             let nw = (len as usize).div_ceil(8);
-            let id = LeaseId::from_words(len, &words[at + 4..at + 4 + nw])?;
+            let id = LeaseId::from_words(len, &words[at + 4..at + 4 + nw]).ok_or("an id of bad padding")?;
             let l = Lease { id, deadline_ns: words[at], lease_ms: words[at + 1], units: words[at + 2] };
-            if !l.in_range() || b.find(&id).is_some() || b.len() >= b.capacity() {
-                return None;
+            if !l.in_range() {
+                return Err("a lease's units, lease time or deadline out of range");
+            }
+            if b.find(&id).is_some() {
+                return Err("an id held twice");
+            }
+            if b.len() >= b.capacity() {
+                return Err("more leases than room");
             }
             b.insert(&l);
             at += 4 + nw;
         }
-        b.valid().then_some(b)
+        match b.fault() {
+            None => Ok(b),
+            Some(why) => Err(why),
+        }
     }
 }
 

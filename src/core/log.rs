@@ -576,22 +576,39 @@ impl SlidingLog {
     /// each of cost 1..=10,000, at most 10,000 of them, the header's total
     /// their sum and at most 10,000, its window in range. O(n).
     pub fn valid<S: LogRead>(store: &S) -> bool {
+        Self::fault(store).is_none()
+    }
+
+    /// What makes a stored log one this core cannot have written (see
+    /// [`valid`](Self::valid)), for the server log when a load refuses it;
+    /// `None` if it is valid.
+    pub fn fault<S: LogRead>(store: &S) -> Option<&'static str> {
         let h = store.header();
         let n = store.len();
         let mut sum = 0u64;
         let mut prev: Option<u64> = None;
         for i in 0..n {
             let e = store.get(i);
-            if e.cost == 0 || e.cost > MAX_LOG_LIMIT || prev.is_some_and(|p| p >= e.t_ns) {
-                return false;
+            if e.cost == 0 || e.cost > MAX_LOG_LIMIT {
+                return Some("an entry's cost is not 1 to 10000");
+            }
+            if prev.is_some_and(|p| p >= e.t_ns) {
+                return Some("entries not in time order");
             }
             prev = Some(e.t_ns);
             sum += e.cost;
         }
-        n as u64 <= MAX_LOG_LIMIT
-            && sum == h.total
-            && sum <= MAX_LOG_LIMIT
-            && (1..=MAX_LOG_WINDOW_MS).contains(&h.window_ms)
+        if n as u64 > MAX_LOG_LIMIT {
+            Some("more than 10000 entries")
+        } else if sum != h.total {
+            Some("the total is not the entries' sum")
+        } else if sum > MAX_LOG_LIMIT {
+            Some("the total is above 10000")
+        } else if !(1..=MAX_LOG_WINDOW_MS).contains(&h.window_ms) {
+            Some("the window is out of range")
+        } else {
+            None
+        }
     }
 }
 

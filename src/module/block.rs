@@ -11,7 +11,8 @@ use super::ffi::{api, has, OpenKey, Slot};
 
 /// A new block of `len` zeroed words; ownership passes to the caller.
 pub fn alloc(len: usize) -> *mut c_void {
-    let p = api!(RedisModule_Alloc(8 * (1 + len))).cast::<u64>();
+    // SAFETY: any size (the server aborts on OOM, never returns NULL).
+    let p = unsafe { api!(RedisModule_Alloc(8 * (1 + len))) }.cast::<u64>();
     // SAFETY: RedisModule_Alloc returns at least the requested size, aligned
     // for any type (it aborts on OOM, never returns NULL).
     unsafe {
@@ -52,7 +53,8 @@ pub unsafe fn bytes(value: *const c_void) -> usize {
     // SAFETY: per the contract.
     let asked = 8 * (1 + unsafe { words(value) }.len());
     if has!(RedisModule_MallocSize) {
-        api!(RedisModule_MallocSize(value.cast_mut())).max(asked)
+        // SAFETY: a live block from RedisModule_Alloc (the contract).
+        unsafe { api!(RedisModule_MallocSize(value.cast_mut())) }.max(asked)
     } else {
         asked
     }
@@ -72,19 +74,38 @@ pub unsafe fn copy(value: *const c_void) -> *mut c_void {
 }
 
 /// Frees a block.
-pub fn free(value: *mut c_void) {
-    api!(RedisModule_Free(value));
+///
+/// # Safety
+/// `value` is a block made by [`alloc`] (or [`copy`]) that no key holds
+/// (never handed to the server, or taken back from it), not used again.
+pub unsafe fn free(value: *mut c_void) {
+    // SAFETY: a block from RedisModule_Alloc that no key holds (the contract).
+    unsafe { api!(RedisModule_Free(value)) };
 }
 
 /// Makes `new` the value of `key` in place of `old` (both blocks of type
 /// `ty`) and frees the one the key does not hold: `new` (returned), or
 /// `None` if the server refused it (the key still holds `old`).
-pub fn replace(key: &OpenKey<'_>, ty: *mut RedisModuleType, old: *mut c_void, new: *mut c_void) -> Option<*mut c_void> {
-    if key.replace_value(ty, new) {
-        free(old);
+///
+/// # Safety
+/// `key` holds `old` as its value of type `ty`, whose values are blocks;
+/// `new` is a block made here that no key holds. After the call the caller
+/// uses neither `old` nor, on `None`, `new`.
+pub unsafe fn replace(
+    key: &OpenKey<'_>,
+    ty: *mut RedisModuleType,
+    old: *mut c_void,
+    new: *mut c_void,
+) -> Option<*mut c_void> {
+    // SAFETY: per the contract, `new` is a value of type `ty`, owned here.
+    if unsafe { key.replace_value(ty, new) } {
+        // SAFETY: the key no longer holds `old` (the server hands it back
+        // unfreed), and per the contract nothing else does.
+        unsafe { free(old) };
         Some(new)
     } else {
-        free(new);
+        // SAFETY: refused: the server does not hold `new`.
+        unsafe { free(new) };
         None
     }
 }
@@ -93,12 +114,19 @@ pub fn replace(key: &OpenKey<'_>, ty: *mut RedisModuleType, old: *mut c_void, ne
 /// would, whatever the key held: a value of type `ty` is replaced (and
 /// freed), anything else overwritten. False if the server refused it (then
 /// `block` is freed).
-pub fn set_whole(key: &OpenKey<'_>, ty: *mut RedisModuleType, block: *mut c_void) -> bool {
+///
+/// # Safety
+/// The values of type `ty` are blocks (a log's or a lease set's); `block`
+/// is one made here that no key holds, not used by the caller again.
+pub unsafe fn set_whole(key: &OpenKey<'_>, ty: *mut RedisModuleType, block: *mut c_void) -> bool {
     match key.slot() {
-        Slot::Module(t, old) if t == ty => replace(key, ty, old, block).is_some(),
-        _ if key.set_value(ty, block) => true,
+        // SAFETY: the key holds `old` as type `ty`: a block (the contract).
+        Slot::Module(t, old) if t == ty => unsafe { replace(key, ty, old, block) }.is_some(),
+        // SAFETY: a value of type `ty`, owned here (the contract).
+        _ if unsafe { key.set_value(ty, block) } => true,
         _ => {
-            free(block);
+            // SAFETY: refused: the server does not hold it.
+            unsafe { free(block) };
             false
         }
     }

@@ -418,7 +418,8 @@ pub fn set_with_tips(ctx: Ctx<'_>, name: &CStr, info: &Info, tips: Option<&'stat
     if !has!(RedisModule_GetCommand) || !has!(RedisModule_SetCommandInfo) {
         return Ok(());
     }
-    let command = api!(RedisModule_GetCommand(ctx.raw(), name.as_ptr()));
+    // SAFETY: the load's context; `name` is a C string (checked `has!` above).
+    let command = unsafe { api!(RedisModule_GetCommand(ctx.raw(), name.as_ptr())) };
     if command.is_null() {
         return Err("RedisModule_GetCommand did not find it");
     }
@@ -441,11 +442,15 @@ pub fn set_with_tips(ctx: Ctx<'_>, name: &CStr, info: &Info, tips: Option<&'stat
         key_specs: key_specs.as_mut_ptr(),
         args: c_args(info.args),
     };
-    if api!(RedisModule_SetCommandInfo(command, &c_info)) != raw::REDISMODULE_OK as c_int {
+    // SAFETY: `command` is the server's (non-NULL, checked above); `c_info` and what
+    // it points to live until the call returns (the server copies them).
+    if unsafe { api!(RedisModule_SetCommandInfo(command, &c_info)) } != raw::REDISMODULE_OK as c_int {
         return Err("RedisModule_SetCommandInfo refused it (the server log says why)");
     }
     if has!(RedisModule_SetCommandACLCategories)
-        && api!(RedisModule_SetCommandACLCategories(command, info.acl_categories.as_ptr()))
+        // SAFETY: `command` is the server's; the categories are a static C string
+        // (checked `has!`).
+        && unsafe { api!(RedisModule_SetCommandACLCategories(command, info.acl_categories.as_ptr())) }
             != raw::REDISMODULE_OK as c_int
     {
         return Err("RedisModule_SetCommandACLCategories refused its categories");

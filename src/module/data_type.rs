@@ -14,15 +14,34 @@ use std::sync::atomic::Ordering;
 use redis_module::raw::{self, RedisModuleDigest, RedisModuleIO, RedisModuleString};
 
 use super::entry::guard;
-use super::ffi::{api, Ctx};
+use super::ffi::{api, log_warning, Ctx};
 use super::kinds::Kind;
 use super::stored::Stored;
 
 /// The RDB encoding version every type writes today: 1 (times in ns).
 pub const ENCODING_VERSION: c_int = 1;
 
+/// Why a load refuses a payload of a version this build does not know.
+pub const UNKNOWN_VERSION: &str = "an encoding version this build does not know (a newer redis-rl wrote it?)";
+/// Why a load refuses a payload that ends early (or a read error).
+pub const ENDS_EARLY: &str = "the payload ends early or could not be read";
+
 unsafe extern "C" fn rdb_load<K: Kind>(rdb: *mut RedisModuleIO, encver: c_int) -> *mut c_void {
-    guard("rdb_load", std::ptr::null_mut(), || K::Write::rdb_load(rdb, encver))
+    // SAFETY: the IO the server passed to this callback.
+    guard("rdb_load", std::ptr::null_mut(), || match unsafe { K::Write::rdb_load(rdb, encver) } {
+        Ok(value) => value,
+        Err(why) => {
+            refused::<K>(K::Write::STATE, encver, why);
+            std::ptr::null_mut()
+        }
+    })
+}
+
+/// Says in the server log why a load (an RDB, a RESTORE) refused a value or
+/// an aux field of kind `K`: the server itself says only that it failed.
+fn refused<K: Kind>(what: &str, encver: c_int, why: &str) {
+    let command = K::COMMAND.to_str().unwrap_or("RL.?");
+    log_warning(&format!("refusing an {command} {what} (encoding {encver}): {why}"));
 }
 
 // SAFETY (every callback below): the server passes a live value of K's
@@ -63,13 +82,18 @@ const AUX_BEFORE_RDB: c_int = 1 << 0;
 unsafe extern "C" fn aux_save<K: Kind>(rdb: *mut RedisModuleIO, when: c_int) {
     guard("aux_save", (), || {
         if when == AUX_BEFORE_RDB {
-            K::Write::aux_save(rdb)
+            // SAFETY: the IO the server passed to this callback.
+            unsafe { K::Write::aux_save(rdb) }
         }
     })
 }
 
 unsafe extern "C" fn aux_load<K: Kind>(rdb: *mut RedisModuleIO, encver: c_int, when: c_int) -> c_int {
-    let ok = guard("aux_load", false, || when == AUX_BEFORE_RDB && K::Write::aux_load(rdb, encver));
+    let ok = guard("aux_load", false, || {
+        when == AUX_BEFORE_RDB
+            // SAFETY: the IO the server passed to this callback.
+            && unsafe { K::Write::aux_load(rdb, encver) }.map_err(|why| refused::<K>("aux field", encver, why)).is_ok()
+    });
     if ok {
         raw::REDISMODULE_OK as c_int
     } else {
@@ -113,7 +137,10 @@ pub fn register<K: Kind>(ctx: Ctx<'_>) -> Result<(), &'static CStr> {
         copy2: None,
         aux_save2: if aux && v5 { Some(aux_save::<K>) } else { None },
     };
-    let ty = api!(RedisModule_CreateDataType(ctx.raw(), K::TYPE_NAME.as_ptr(), ENCODING_VERSION, &mut methods));
+    // SAFETY: the load's context; the type name is a static C string, `methods`
+    // lives through the call (the server copies it).
+    let ty =
+        unsafe { api!(RedisModule_CreateDataType(ctx.raw(), K::TYPE_NAME.as_ptr(), ENCODING_VERSION, &mut methods)) };
     if ty.is_null() {
         return Err(K::TYPE_NAME);
     }

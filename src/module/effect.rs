@@ -16,10 +16,10 @@ use std::ffi::{c_void, CStr};
 use std::os::raw::c_int;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use redis_module::raw::{self, RedisModuleCtx, RedisModuleString};
+use redis_module::raw::{self, RedisModuleCtx};
 
 use super::entry;
-use super::ffi::{api, has, Ctx};
+use super::ffi::{api, has, Ctx, KeyName};
 use super::names;
 
 /// What became of a write's effect.
@@ -50,21 +50,27 @@ pub fn needed(flags: u32) -> bool {
 
 /// Hands the effect `payload` for `key` to the server, for the AOF and
 /// replicas. Call only when [`needed`].
-pub fn replicate(ctx: Ctx<'_>, key: *mut RedisModuleString, payload: &[u8]) -> Propagated {
-    let status = api!(RedisModule_Replicate(
-        ctx.raw(),
-        names::apply().as_ptr(),
-        c"sb".as_ptr(),
-        key,
-        payload.as_ptr(),
-        payload.len()
-    ));
+pub fn replicate(ctx: Ctx<'_>, key: KeyName<'_>, payload: &[u8]) -> Propagated {
+    // SAFETY: the command's context and key name (their types); the payload is live
+    // for the call, its length passed with it.
+    let status = unsafe {
+        api!(RedisModule_Replicate(
+            ctx.raw(),
+            names::apply().as_ptr(),
+            c"sb".as_ptr(),
+            key.raw(),
+            payload.as_ptr(),
+            payload.len()
+        ))
+    };
     sent(status)
 }
 
 /// Propagates the deletion of `key`, as `DEL key`. Call only when [`needed`].
-pub fn replicate_delete(ctx: Ctx<'_>, key: *mut RedisModuleString) -> Propagated {
-    sent(api!(RedisModule_Replicate(ctx.raw(), c"DEL".as_ptr(), c"s".as_ptr(), key)))
+pub fn replicate_delete(ctx: Ctx<'_>, key: KeyName<'_>) -> Propagated {
+    // SAFETY: the command's context and key name (their types); the payload is live
+    // for the call, its length passed with it.
+    sent(unsafe { api!(RedisModule_Replicate(ctx.raw(), c"DEL".as_ptr(), c"s".as_ptr(), key.raw())) })
 }
 
 fn sent(status: c_int) -> Propagated {
@@ -102,27 +108,32 @@ fn sent(status: c_int) -> Propagated {
 /// `tests/propagation.rs` checks the second: the replica runs no limiter
 /// command, only `RL.APPLY`.
 pub fn count_change(ctx: Ctx<'_>) {
-    api!(RedisModule_ReplicateVerbatim(ctx.raw()));
+    // SAFETY: the command's context (a `Ctx`).
+    unsafe { api!(RedisModule_ReplicateVerbatim(ctx.raw())) };
 }
 
 /// Decides [`REPLICATION`] at load and watches for what sets it later.
 pub fn watch_replication(ctx: Ctx<'_>) {
     let ctx = ctx.raw();
+    // SAFETY (the five calls): the load's context, from a `Ctx`.
     let subscribed = has!(RedisModule_SubscribeToServerEvent)
-        && subscribe(ctx, raw::REDISMODULE_EVENT_REPLICATION_ROLE_CHANGED, on_role_changed)
-        && subscribe(ctx, raw::REDISMODULE_EVENT_FORK_CHILD, on_fork)
-        && subscribe(ctx, raw::REDISMODULE_EVENT_LOADING, on_loading)
-        && subscribe(ctx, raw::REDISMODULE_EVENT_REPLICA_CHANGE, on_role_changed);
+        && unsafe { subscribe(ctx, raw::REDISMODULE_EVENT_REPLICATION_ROLE_CHANGED, on_role_changed) }
+        && unsafe { subscribe(ctx, raw::REDISMODULE_EVENT_FORK_CHILD, on_fork) }
+        && unsafe { subscribe(ctx, raw::REDISMODULE_EVENT_LOADING, on_loading) }
+        && unsafe { subscribe(ctx, raw::REDISMODULE_EVENT_REPLICA_CHANGE, on_role_changed) };
     // Without the events, or if the server already replicates, always propagate.
-    let replicating = !subscribed || replication_active(ctx);
+    let replicating = !subscribed || unsafe { replication_active(ctx) };
     REPLICATION.store(replicating, Ordering::Relaxed);
 }
 
 type ServerEventHandler = unsafe extern "C" fn(*mut RedisModuleCtx, raw::RedisModuleEvent, u64, *mut c_void);
 
-fn subscribe(ctx: *mut RedisModuleCtx, id: u64, callback: ServerEventHandler) -> bool {
+/// # Safety
+/// `ctx` is the context of the running load (or callback).
+unsafe fn subscribe(ctx: *mut RedisModuleCtx, id: u64, callback: ServerEventHandler) -> bool {
     let event = raw::RedisModuleEvent { id, dataver: 1 };
-    api!(RedisModule_SubscribeToServerEvent(ctx, event, Some(callback))) == raw::REDISMODULE_OK as c_int
+    // SAFETY: `ctx` is the load's (the contract).
+    unsafe { api!(RedisModule_SubscribeToServerEvent(ctx, event, Some(callback))) == raw::REDISMODULE_OK as c_int }
 }
 
 /// A master that becomes a replica (or the reverse) keeps a backlog its
@@ -158,14 +169,17 @@ unsafe extern "C" fn on_loading(ctx: *mut RedisModuleCtx, _: raw::RedisModuleEve
 /// Sets [`REPLICATION`] if the server now replicates (asking INFO only
 /// while it is still unset).
 fn look_again(ctx: Ctx<'_>) {
-    if !REPLICATION.load(Ordering::Relaxed) && replication_active(ctx.raw()) {
+    // SAFETY: the callback's context, from a `Ctx`.
+    if !REPLICATION.load(Ordering::Relaxed) && unsafe { replication_active(ctx.raw()) } {
         REPLICATION.store(true, Ordering::Relaxed);
     }
 }
 
 /// Whether the server has replicas, a replication backlog, or is not a
 /// plain master (INFO replication). True if it cannot tell.
-fn replication_active(ctx: *mut RedisModuleCtx) -> bool {
+/// # Safety
+/// `ctx` is the context of the running load or callback.
+unsafe fn replication_active(ctx: *mut RedisModuleCtx) -> bool {
     if !(has!(RedisModule_GetServerInfo)
         && has!(RedisModule_ServerInfoGetFieldSigned)
         && has!(RedisModule_ServerInfoGetFieldC)
@@ -173,21 +187,27 @@ fn replication_active(ctx: *mut RedisModuleCtx) -> bool {
     {
         return true;
     }
-    let info = api!(RedisModule_GetServerInfo(ctx, c"replication".as_ptr()));
+    // SAFETY: `ctx` is a live context (the contract); the section name is a C string.
+    let info = unsafe { api!(RedisModule_GetServerInfo(ctx, c"replication".as_ptr())) };
     if info.is_null() {
         return true;
     }
     let signed = |field: &CStr| -> Option<i64> {
         let mut err: c_int = 0;
-        let v = api!(RedisModule_ServerInfoGetFieldSigned(info, field.as_ptr(), &mut err));
+        // SAFETY: `info` was just returned by GetServerInfo, not yet freed; the field
+        // name is a C string.
+        let v = unsafe { api!(RedisModule_ServerInfoGetFieldSigned(info, field.as_ptr(), &mut err)) };
         (err == 0).then_some(v)
     };
-    let role = api!(RedisModule_ServerInfoGetFieldC(info, c"role".as_ptr()));
+    // SAFETY: `info` was just returned by GetServerInfo, not yet freed; the field
+    // name is a C string.
+    let role = unsafe { api!(RedisModule_ServerInfoGetFieldC(info, c"role".as_ptr())) };
     // SAFETY: a NUL-terminated string owned by `info`, read before it is freed.
     let master = !role.is_null() && unsafe { CStr::from_ptr(role) }.to_bytes() == b"master";
     let active = !master
         || signed(c"connected_slaves").is_none_or(|n| n > 0)
         || signed(c"repl_backlog_active").is_none_or(|n| n != 0);
-    api!(RedisModule_FreeServerInfo(ctx, info));
+    // SAFETY: `info` came from GetServerInfo with this context, freed once.
+    unsafe { api!(RedisModule_FreeServerInfo(ctx, info)) };
     active
 }

@@ -13,18 +13,17 @@ use std::slice;
 
 use redis_module::raw::{self, RedisModuleCtx, RedisModuleKey, RedisModuleString, RedisModuleType};
 
-/// Calls a module-API function pointer that `api_available` has verified.
+/// Calls a module-API function pointer that `api_available` has verified
+/// (or that the caller checked with `has!`). The call is `unsafe`: each use
+/// sits in an `unsafe` block whose SAFETY comment says why its arguments
+/// are what the function requires (the pointers live, the types right).
+/// What the macro itself vouches for is only the function pointer: set by
+/// RedisModule_Init from the server's own table, checked non-null at load,
+/// and never written afterwards.
 macro_rules! api {
-    ($name:ident ( $($arg:expr),* $(,)? )) => {{
-        // SAFETY (for every use): the pointer was set by RedisModule_Init
-        // from the server's own function table and checked non-null at load;
-        // each call site passes pointers that the server gave us for this
-        // command (ctx, argv, open keys) and that are live for its duration.
-        #[allow(unused_unsafe)]
-        unsafe {
-            (redis_module::raw::$name.expect(concat!(stringify!($name), " missing")))($($arg),*)
-        }
-    }};
+    ($name:ident ( $($arg:expr),* $(,)? )) => {
+        (redis_module::raw::$name.expect(concat!(stringify!($name), " missing")))($($arg),*)
+    };
 }
 pub(crate) use api;
 
@@ -150,21 +149,77 @@ impl<'a> Argv<'a> {
         self.strings.len()
     }
 
-    /// The raw string, for passing back to the server (key names).
-    pub fn string(&self, i: usize) -> *mut RedisModuleString {
-        self.strings[i]
+    /// Argument `i` as a key name, for passing back to the server.
+    pub fn key(&self, i: usize) -> KeyName<'a> {
+        KeyName { raw: self.strings[i], call: PhantomData }
     }
 
     /// The bytes of argument `i` (binary-safe; not necessarily UTF-8).
     pub fn bytes(&self, i: usize) -> &'a [u8] {
         let mut len = 0usize;
-        let ptr = api!(RedisModule_StringPtrLen(self.strings[i], &mut len));
+        // SAFETY: one of the command's arguments (the contract of `new`).
+        let ptr = unsafe { api!(RedisModule_StringPtrLen(self.strings[i], &mut len)) };
         if ptr.is_null() {
             return &[];
         }
         // SAFETY: StringPtrLen returns the string's buffer and length; the
         // string lives as long as the command's argv.
         unsafe { slice::from_raw_parts(ptr.cast::<u8>(), len) }
+    }
+}
+
+/// A key name the server passed to the running command (one of its
+/// arguments): live for `'a`, the command's call. Made only by
+/// [`Argv::key`], so every function that hands a key name to the module API
+/// takes one of these, never a bare pointer.
+#[derive(Clone, Copy)]
+pub struct KeyName<'a> {
+    raw: *mut RedisModuleString,
+    call: PhantomData<&'a RedisModuleString>,
+}
+
+impl KeyName<'_> {
+    /// A key name from a raw string (the fuzzers' fake server).
+    ///
+    /// # Safety
+    /// `raw` is a live string for as long as the result is used.
+    #[cfg(feature = "fuzzing")]
+    pub unsafe fn from_raw(raw: *mut RedisModuleString) -> Self {
+        KeyName { raw, call: PhantomData }
+    }
+
+    /// The pointer, for a module-API call made during the command.
+    #[inline]
+    pub fn raw(self) -> *mut RedisModuleString {
+        self.raw
+    }
+}
+
+/// A string made for a module-API call (a key name the module keeps as
+/// bytes, such as a waiter's queue), freed on drop, within the call.
+pub struct OwnedString<'c> {
+    ctx: Ctx<'c>,
+    raw: *mut RedisModuleString,
+}
+
+impl<'c> OwnedString<'c> {
+    pub fn new(ctx: Ctx<'c>, bytes: &[u8]) -> Self {
+        // SAFETY: the context is live for this call; the server copies the
+        // bytes.
+        let raw = unsafe { api!(RedisModule_CreateString(ctx.raw(), bytes.as_ptr().cast(), bytes.len())) };
+        Self { ctx, raw }
+    }
+
+    /// The string as a key name, live while it is.
+    pub fn key(&self) -> KeyName<'_> {
+        KeyName { raw: self.raw, call: PhantomData }
+    }
+}
+
+impl Drop for OwnedString<'_> {
+    fn drop(&mut self) {
+        // SAFETY: made by `new` with this context, freed once, within its call.
+        unsafe { api!(RedisModule_FreeString(self.ctx.raw(), self.raw)) };
     }
 }
 
@@ -185,20 +240,22 @@ pub enum Slot {
 impl<'c> OpenKey<'c> {
     /// Opens `name` for reading and writing.
     #[inline]
-    pub fn write(ctx: Ctx<'c>, name: *mut RedisModuleString) -> Self {
+    pub fn write(ctx: Ctx<'c>, name: KeyName<'_>) -> Self {
         Self::open(ctx, name, (raw::REDISMODULE_READ | raw::REDISMODULE_WRITE) as c_int)
     }
 
     /// Opens `name` for reading only: it is never created, and a read-only
     /// command (a replica, a read-only script) may open it.
     #[inline]
-    pub fn read(ctx: Ctx<'c>, name: *mut RedisModuleString) -> Self {
+    pub fn read(ctx: Ctx<'c>, name: KeyName<'_>) -> Self {
         Self::open(ctx, name, raw::REDISMODULE_READ as c_int)
     }
 
     #[inline]
-    fn open(ctx: Ctx<'c>, name: *mut RedisModuleString, mode: c_int) -> Self {
-        let key = api!(RedisModule_OpenKey(ctx.raw(), name, mode)).cast::<RedisModuleKey>();
+    fn open(ctx: Ctx<'c>, name: KeyName<'_>, mode: c_int) -> Self {
+        // SAFETY: the context and the name are live for this call (their
+        // types say so); the key is closed on drop, within the call.
+        let key = unsafe { api!(RedisModule_OpenKey(ctx.raw(), name.raw(), mode)) }.cast::<RedisModuleKey>();
         Self { key, call: PhantomData }
     }
 
@@ -206,11 +263,13 @@ impl<'c> OpenKey<'c> {
         // The type first: non-NULL only for a module value, the usual case
         // (one call fewer). A key opened for reading only that does not
         // exist is NULL, which both calls answer as no type / empty.
-        let ty = api!(RedisModule_ModuleTypeGetType(self.key));
+        // SAFETY (the three): `self.key` is open (or NULL, which they take),
+        // in the call it was opened in (the lifetime says so).
+        let ty = unsafe { api!(RedisModule_ModuleTypeGetType(self.key)) };
         if !ty.is_null() {
-            return Slot::Module(ty, api!(RedisModule_ModuleTypeGetValue(self.key)));
+            return Slot::Module(ty, unsafe { api!(RedisModule_ModuleTypeGetValue(self.key)) });
         }
-        if api!(RedisModule_KeyType(self.key)) == raw::REDISMODULE_KEYTYPE_EMPTY as c_int {
+        if unsafe { api!(RedisModule_KeyType(self.key)) } == raw::REDISMODULE_KEYTYPE_EMPTY as c_int {
             Slot::Empty
         } else {
             Slot::Other
@@ -218,20 +277,34 @@ impl<'c> OpenKey<'c> {
     }
 
     /// Stores `value` (ownership passes to the server) as the key's value.
-    pub fn set_value(&self, ty: *mut RedisModuleType, value: *mut std::ffi::c_void) -> bool {
-        api!(RedisModule_ModuleTypeSetValue(self.key, ty, value)) == raw::REDISMODULE_OK as c_int
+    ///
+    /// # Safety
+    /// `ty` is one of this module's registered types and `value` a live
+    /// value of it that no key holds: the server frees it with `ty`'s
+    /// callback. On false the caller still owns `value`.
+    pub unsafe fn set_value(&self, ty: *mut RedisModuleType, value: *mut std::ffi::c_void) -> bool {
+        // SAFETY: the key is open; `ty` and `value` per the contract.
+        unsafe { api!(RedisModule_ModuleTypeSetValue(self.key, ty, value)) == raw::REDISMODULE_OK as c_int }
     }
 
     /// Replaces the value of a key that holds one of type `ty` (the old value
     /// is not freed: the caller owns it).
-    pub fn replace_value(&self, ty: *mut RedisModuleType, value: *mut std::ffi::c_void) -> bool {
+    ///
+    /// # Safety
+    /// As for [`set_value`](Self::set_value); the key holds a value of `ty`.
+    pub unsafe fn replace_value(&self, ty: *mut RedisModuleType, value: *mut std::ffi::c_void) -> bool {
         let mut old = std::ptr::null_mut();
-        api!(RedisModule_ModuleTypeReplaceValue(self.key, ty, value, &mut old)) == raw::REDISMODULE_OK as c_int
+        // SAFETY: the key is open and holds a value of `ty`; `value` per
+        // the contract.
+        unsafe {
+            api!(RedisModule_ModuleTypeReplaceValue(self.key, ty, value, &mut old)) == raw::REDISMODULE_OK as c_int
+        }
     }
 
     /// Deletes the key (open for writing).
     pub fn delete(&self) -> bool {
-        api!(RedisModule_DeleteKey(self.key)) == raw::REDISMODULE_OK as c_int
+        // SAFETY: the key is open (the server refuses it unless for writing).
+        unsafe { api!(RedisModule_DeleteKey(self.key)) == raw::REDISMODULE_OK as c_int }
     }
 
     /// Sets the key's absolute expiry, ms since the epoch. `now` is the
@@ -248,43 +321,51 @@ impl<'c> OpenKey<'c> {
         // current time again: exact while the millisecond has not ticked
         // since `now` was read (at worst the key lives 1 ms longer).
         let rel = at.saturating_sub(i64::try_from(now.0).unwrap_or(0)).max(0);
-        api!(RedisModule_SetExpire(self.key, rel)) == raw::REDISMODULE_OK as c_int
+        // SAFETY: the key is open (the server refuses it unless for writing).
+        unsafe { api!(RedisModule_SetExpire(self.key, rel)) == raw::REDISMODULE_OK as c_int }
     }
 }
 
 impl Drop for OpenKey<'_> {
     fn drop(&mut self) {
         if !self.key.is_null() {
-            api!(RedisModule_CloseKey(self.key));
+            // SAFETY: opened by `open`, closed once, within its call.
+            unsafe { api!(RedisModule_CloseKey(self.key)) };
         }
     }
 }
 
 /// Context flags of the running command.
 pub fn context_flags(ctx: Ctx<'_>) -> u32 {
-    api!(RedisModule_GetContextFlags(ctx.raw())) as u32
+    // SAFETY: a live context (a `Ctx`).
+    unsafe { api!(RedisModule_GetContextFlags(ctx.raw())) as u32 }
 }
 
 pub fn reply_error(ctx: Ctx<'_>, msg: &str) {
     // Error texts are ours (never raw client bytes), but be safe about NULs.
     let c = std::ffi::CString::new(msg.replace('\0', "")).unwrap_or_default();
-    api!(RedisModule_ReplyWithError(ctx.raw(), c.as_ptr()));
+    // SAFETY: a live context (a `Ctx`); `c` is a C string, live for the call.
+    unsafe { api!(RedisModule_ReplyWithError(ctx.raw(), c.as_ptr())) };
 }
 
 pub fn reply_wrong_arity(ctx: Ctx<'_>) {
-    api!(RedisModule_WrongArity(ctx.raw()));
+    // SAFETY: a live context (a `Ctx`).
+    unsafe { api!(RedisModule_WrongArity(ctx.raw())) };
 }
 
 pub fn reply_i64(ctx: Ctx<'_>, v: i64) {
-    api!(RedisModule_ReplyWithLongLong(ctx.raw(), v));
+    // SAFETY: a live context (a `Ctx`).
+    unsafe { api!(RedisModule_ReplyWithLongLong(ctx.raw(), v)) };
 }
 
 pub fn reply_array(ctx: Ctx<'_>, len: usize) {
-    api!(RedisModule_ReplyWithArray(ctx.raw(), len as _));
+    // SAFETY: a live context (a `Ctx`).
+    unsafe { api!(RedisModule_ReplyWithArray(ctx.raw(), len as _)) };
 }
 
 pub fn reply_ok(ctx: Ctx<'_>) {
-    api!(RedisModule_ReplyWithSimpleString(ctx.raw(), c"OK".as_ptr()));
+    // SAFETY: a live context (a `Ctx`); a static C string.
+    unsafe { api!(RedisModule_ReplyWithSimpleString(ctx.raw(), c"OK".as_ptr())) };
 }
 
 /// Writes a warning to the server log.

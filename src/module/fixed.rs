@@ -31,6 +31,7 @@ use redis_module::raw::{RedisModuleDigest, RedisModuleIO, RedisModuleString, Red
 use crate::core::time::{Millis, MAX_COUNT, MAX_PERIOD_MS};
 use crate::core::{GcraState, QuotaState, SlidingWindowState, TokenBucketState};
 
+use super::data_type::{ENDS_EARLY, UNKNOWN_VERSION};
 use super::ffi::{api, OpenKey, Slot};
 use super::names;
 use super::stored::{Stored, MAX_PAYLOAD};
@@ -58,6 +59,9 @@ pub trait Words: Copy + Sized + 'static {
     const V0_TAG: u8;
     /// How many of the words it uses.
     const WORDS: usize;
+    /// What words that [`from_words`](Self::from_words) refuses are wrong
+    /// with (for the server log).
+    const INVALID: &'static str;
     /// Whether the state lives in the value pointer (one word below 2^63,
     /// see [`new_value`]) rather than in an allocation.
     const INLINE: bool;
@@ -75,6 +79,7 @@ impl Words for GcraState {
     const TAG: u8 = wire::GCRA;
     const V0_TAG: u8 = wire::GCRA_V0;
     const WORDS: usize = 1;
+    const INVALID: &'static str = "a time at or past 2^63 ns";
     const INLINE: bool = true;
     fn to_words(&self) -> [u64; MAX_WORDS] {
         [self.tat_ns, 0, 0]
@@ -91,6 +96,7 @@ impl Words for TokenBucketState {
     const TAG: u8 = wire::TOKENBUCKET;
     const V0_TAG: u8 = wire::TOKENBUCKET_V0;
     const WORDS: usize = 1;
+    const INVALID: &'static str = "a time at or past 2^63 ns";
     const INLINE: bool = true;
     fn to_words(&self) -> [u64; MAX_WORDS] {
         [self.full_at_ns, 0, 0]
@@ -108,6 +114,7 @@ impl Words for SlidingWindowState {
     // Unchanged since 0.1.0 (times in ms).
     const V0_TAG: u8 = wire::SLIDE;
     const WORDS: usize = 3;
+    const INVALID: &'static str = "a window not 1 ms to 10^12 ms";
     const INLINE: bool = false;
     /// `[window_start_ms, window_ms, cur | prev << 32]`
     fn to_words(&self) -> [u64; MAX_WORDS] {
@@ -128,6 +135,7 @@ impl Words for QuotaState {
     // No 0.1.0 form exists: the same tag.
     const V0_TAG: u8 = wire::QUOTA;
     const WORDS: usize = 3;
+    const INVALID: &'static str = "a count not 1 to 2^32-1, or a window not 1 ms to 10^12 ms";
     const INLINE: bool = false;
     /// `[count, start_ms, end_ms]`
     fn to_words(&self) -> [u64; MAX_WORDS] {
@@ -167,7 +175,8 @@ pub fn new_value<S: Words>(state: S) -> *mut c_void {
         let bits = state.to_words()[0] | INLINE_TAG;
         return std::ptr::without_provenance_mut(bits as usize);
     }
-    let p = api!(RedisModule_Alloc(size_of::<S>())).cast::<S>();
+    // SAFETY: any size (the server aborts on OOM, never returns NULL).
+    let p = unsafe { api!(RedisModule_Alloc(size_of::<S>())) }.cast::<S>();
     // SAFETY: RedisModule_Alloc returns memory of at least the requested
     // size, aligned for any type of that size (it aborts on OOM, never
     // returns NULL), and `S` is plain `Copy` data.
@@ -193,7 +202,7 @@ pub unsafe fn read<S: Words>(value: *mut c_void) -> S {
 /// now, `None` if the server refused it.
 ///
 /// # Safety
-/// As for [`read`].
+/// As for [`read`]; `ty` is `S`'s registered type.
 unsafe fn update<S: Words>(
     key: &OpenKey<'_>,
     ty: *mut RedisModuleType,
@@ -203,7 +212,9 @@ unsafe fn update<S: Words>(
     if S::INLINE {
         // The old value is a plain number: nothing to free.
         let new = new_value(state);
-        return key.replace_value(ty, new).then_some(new);
+        // SAFETY: a value of `ty` (the contract), just made; on refusal
+        // nothing is lost (an inline value owns no memory).
+        return unsafe { key.replace_value(ty, new) }.then_some(new);
     }
     // SAFETY: per the contract, `value` was made by `new_value::<S>`.
     unsafe { value.cast::<S>().write(state) };
@@ -216,7 +227,9 @@ unsafe fn update<S: Words>(
 /// As for [`read`]; the value is not used again.
 unsafe fn free_value<S: Words>(value: *mut c_void) {
     if !S::INLINE {
-        api!(RedisModule_Free(value));
+        // SAFETY: an allocated value (not inline) from new_value, freed once (the
+        // contract).
+        unsafe { api!(RedisModule_Free(value)) };
     }
 }
 
@@ -286,38 +299,53 @@ impl<S: Words> Stored for S {
 
     /// Whatever the key held is replaced, as by SET or RESTORE; an expiry
     /// of 0 leaves the key's expiry alone.
-    fn apply(key: &OpenKey<'_>, ty: *mut RedisModuleType, payload: &[u8], now: Millis) -> bool {
+    unsafe fn apply(key: &OpenKey<'_>, ty: *mut RedisModuleType, payload: &[u8], now: Millis) -> bool {
         let Some((state, expire_at_ms)) = decode::<S>(payload) else { return false };
         let stored = match key.slot() {
-            // SAFETY: a value of this type is made by `new_value::<S>`.
+            // SAFETY: `ty` is S's type (the contract), whose values are made
+            // by `new_value::<S>`.
             Slot::Module(t, value) if t == ty => unsafe { update(key, ty, value, state) }.is_some(),
-            _ => key.set_value(ty, new_value(state)),
+            _ => {
+                let new = new_value(state);
+                // SAFETY: a value of `ty`, just made, owned here.
+                let set = unsafe { key.set_value(ty, new) };
+                if !set {
+                    // SAFETY: refused: the server does not hold it.
+                    unsafe { free_value::<S>(new) };
+                }
+                set
+            }
         };
         stored && (expire_at_ms == 0 || key.set_expire_at(Millis(expire_at_ms), now))
     }
 
-    fn rdb_load(rdb: *mut RedisModuleIO, encver: c_int) -> *mut c_void {
+    const STATE: &'static str = "state";
+
+    unsafe fn rdb_load(rdb: *mut RedisModuleIO, encver: c_int) -> Result<*mut c_void, &'static str> {
         let from_words = match encver {
             // 0.1.0: the same words, GCRA and token-bucket times in µs.
             0 => S::from_v0_words,
             1 => S::from_words,
-            _ => return std::ptr::null_mut(),
+            _ => return Err(UNKNOWN_VERSION),
         };
         let mut words = [0u64; MAX_WORDS];
         for w in words.iter_mut().take(S::WORDS) {
-            *w = api!(RedisModule_LoadUnsigned(rdb));
+            // SAFETY: `rdb` is the running rdb_load's IO (the contract).
+            *w = unsafe { api!(RedisModule_LoadUnsigned(rdb)) };
         }
-        if api!(RedisModule_IsIOError(rdb)) != 0 {
-            return std::ptr::null_mut();
+        // SAFETY: `rdb` is the running rdb_load's IO (the contract).
+        if unsafe { api!(RedisModule_IsIOError(rdb)) } != 0 {
+            return Err(ENDS_EARLY);
         }
-        from_words(words).map_or(std::ptr::null_mut(), new_value)
+        from_words(words).map(new_value).ok_or(S::INVALID)
     }
 
     unsafe fn rdb_save(rdb: *mut RedisModuleIO, value: *mut c_void) {
         // SAFETY: per the contract.
         let state: S = unsafe { read(value) };
         for &w in state.to_words().iter().take(S::WORDS) {
-            api!(RedisModule_SaveUnsigned(rdb, w));
+            // SAFETY: `rdb` is the running rdb_save's IO (the contract).
+            unsafe { api!(RedisModule_SaveUnsigned(rdb, w)) };
         }
     }
 
@@ -326,16 +354,29 @@ impl<S: Words> Stored for S {
         let state: S = unsafe { read(value) };
         let mut buf = [0u8; MAX_PAYLOAD];
         let payload = encode(&state, 0, &mut buf);
-        api!(RedisModule_EmitAOF(aof, names::apply().as_ptr(), c"sb".as_ptr(), key, payload.as_ptr(), payload.len()));
+        // SAFETY: `aof` and `key` are the running aof_rewrite's (the contract); the
+        // payload, a "b" argument, is live for the call.
+        unsafe {
+            api!(RedisModule_EmitAOF(
+                aof,
+                names::apply().as_ptr(),
+                c"sb".as_ptr(),
+                key,
+                payload.as_ptr(),
+                payload.len()
+            ))
+        };
     }
 
     unsafe fn digest(md: *mut RedisModuleDigest, value: *mut c_void) {
         // SAFETY: per the contract.
         let state: S = unsafe { read(value) };
         for &w in state.to_words().iter().take(S::WORDS) {
-            api!(RedisModule_DigestAddLongLong(md, w as i64));
+            // SAFETY: `md` is the running digest callback's (the contract).
+            unsafe { api!(RedisModule_DigestAddLongLong(md, w as i64)) };
         }
-        api!(RedisModule_DigestEndSequence(md));
+        // SAFETY: `md` is the running digest callback's (the contract).
+        unsafe { api!(RedisModule_DigestEndSequence(md)) };
     }
 
     unsafe fn mem_usage(_value: *const c_void) -> usize {

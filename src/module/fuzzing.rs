@@ -42,7 +42,7 @@ use super::acquire::{classify, Acquire};
 use super::args::ArgError;
 use super::commands::all_args::all_from;
 use super::commands::throttle::Throttle;
-use super::ffi::{Argv, Ctx};
+use super::ffi::{Argv, Ctx, KeyName};
 use super::kinds::{self, EachKind, Kind, WithKind};
 use super::state::KeyState;
 use super::stored::{Stored, MAX_PAYLOAD};
@@ -360,7 +360,9 @@ fn saved<K: Kind>(value: *mut c_void) -> Vec<u64> {
 fn check_value<K: Kind>(value: *mut c_void) -> Vec<u64> {
     let words = saved::<K>(value);
     let mut src = Io::Words { words: &words, at: 0, error: false };
-    let again = K::Write::rdb_load(src.io(), 1);
+    // SAFETY: the fuzzer's own IO, read through the fake LoadUnsigned and
+    // IsIOError installed in the module-API table, as a server's would be.
+    let again = unsafe { K::Write::rdb_load(src.io(), 1) }.unwrap_or(std::ptr::null_mut());
     assert!(!again.is_null(), "a {} value saved words its own loader refuses: {words:?}", K::KEYWORD);
     assert!(matches!(src, Io::Words { at, error: false, .. } if at == words.len()), "the load read other words");
     assert_eq!(saved::<K>(again), words, "saved, loaded and saved again: not the same words");
@@ -533,10 +535,12 @@ pub fn rdb(data: &[u8]) -> bool {
                     return;
                 }
                 if self.2 {
-                    *self.4 = K::Write::aux_load(self.3.io(), self.1);
+                    // SAFETY: the fuzzer's own IO (see `check_value`).
+                    *self.4 = unsafe { K::Write::aux_load(self.3.io(), self.1) }.is_ok();
                     return;
                 }
-                let value = K::Write::rdb_load(self.3.io(), self.1);
+                // SAFETY: the fuzzer's own IO (see `check_value`).
+                let value = unsafe { K::Write::rdb_load(self.3.io(), self.1) }.unwrap_or(std::ptr::null_mut());
                 if value.is_null() {
                     return;
                 }
@@ -606,7 +610,8 @@ fn apply_one(key: &mut FakeKey, payload: &[u8]) -> bool {
     impl WithKind for Apply<'_> {
         type Out = bool;
         fn run<K: Kind>(self) -> bool {
-            KeyState::<K>::open_any(ctx(), self.0).apply(self.1, Nanos(NOW_NS))
+            // SAFETY: the fake key's name, live through the call.
+            KeyState::<K>::open_any(ctx(), unsafe { KeyName::from_raw(self.0) }).apply(self.1, Nanos(NOW_NS))
         }
     }
     let name = key.name();
@@ -732,7 +737,9 @@ fn run_model<K: Kind>(b: &mut Bytes<'_>) -> usize {
         };
         // Refunds, and on a lease set RL.RELEASE / RL.RENEW.
         let refund = mode & 0x80 != 0;
-        let mut key = KeyState::<K>::open(ctx(), master.name()).unwrap_or_else(|_| panic!("wrong type"));
+        // SAFETY: the fake key's name, live through the step.
+        let name = unsafe { KeyName::from_raw(master.name()) };
+        let mut key = KeyState::<K>::open(ctx(), name).unwrap_or_else(|_| panic!("wrong type"));
         let change = match (refund, K::KEYWORD) {
             (true, "CONCURRENCY") => {
                 let id = LeaseId::new(id).expect("an id");

@@ -18,21 +18,32 @@ use super::stats::{self, Counters};
 /// The `INFO rl` callback (replaces the crate's default, which shows
 /// nothing useful). Guarded: a panic leaves the section short, no more.
 pub unsafe extern "C" fn callback(ctx: *mut RedisModuleInfoCtx, _for_crash_report: c_int) {
-    guard("the INFO callback", (), || section(ctx));
+    // SAFETY: the context the server passed to this callback.
+    guard("the INFO callback", (), || unsafe { section(ctx) });
 }
 
-fn section(ctx: *mut RedisModuleInfoCtx) {
+/// # Safety
+/// `ctx` is the running INFO callback's context.
+unsafe fn section(ctx: *mut RedisModuleInfoCtx) {
     #[cfg(feature = "test-hooks")]
     super::hooks::info_panic_point();
     if !has!(RedisModule_InfoAddSection) || !has!(RedisModule_InfoAddFieldULongLong) {
         return;
     }
     // Field names are prefixed with the module name by the server: `rl_…`.
-    api!(RedisModule_InfoAddSection(ctx, c"".as_ptr()));
+    // SAFETY: `ctx` is the running INFO callback's; the names and values are static
+    // C strings.
+    unsafe { api!(RedisModule_InfoAddSection(ctx, c"".as_ptr())) };
     if has!(RedisModule_InfoAddFieldCString) {
-        api!(RedisModule_InfoAddFieldCString(ctx, c"version".as_ptr(), super::VERSION_TEXT.as_ptr()));
-        api!(RedisModule_InfoAddFieldCString(ctx, c"clock".as_ptr(), super::clock::source().as_ptr()));
-        api!(RedisModule_InfoAddFieldCString(ctx, c"tzdata".as_ptr(), tzdata().as_ptr()));
+        // SAFETY: `ctx` is the running INFO callback's; the names and values are static
+        // C strings.
+        unsafe { api!(RedisModule_InfoAddFieldCString(ctx, c"version".as_ptr(), super::VERSION_TEXT.as_ptr())) };
+        // SAFETY: `ctx` is the running INFO callback's; the names and values are static
+        // C strings.
+        unsafe { api!(RedisModule_InfoAddFieldCString(ctx, c"clock".as_ptr(), super::clock::source().as_ptr())) };
+        // SAFETY: `ctx` is the running INFO callback's; the names and values are static
+        // C strings.
+        unsafe { api!(RedisModule_InfoAddFieldCString(ctx, c"tzdata".as_ptr(), tzdata().as_ptr())) };
     }
     let mut lines = Lines(ctx);
     kinds::each(&mut lines);
@@ -44,7 +55,9 @@ fn section(ctx: *mut RedisModuleInfoCtx) {
     lines.dict(c"retry_after_cumulative", stats::retry_histogram_cumulative());
     lines.dict(c"wait", super::commands::wait::stats().into_iter());
     let field = |name: &CStr, v: u64| {
-        api!(RedisModule_InfoAddFieldULongLong(ctx, name.as_ptr(), v as _));
+        // SAFETY: `ctx` is the running INFO callback's; the names and values are static
+        // C strings.
+        unsafe { api!(RedisModule_InfoAddFieldULongLong(ctx, name.as_ptr(), v as _)) };
     };
     field(c"effects_propagated", stats::EFFECTS.load(Relaxed));
     field(c"keys_created", stats::KEYS_CREATED.load(Relaxed));
@@ -70,11 +83,17 @@ impl Lines {
     fn dict(&mut self, name: &CStr, fields: impl Iterator<Item = (&'static CStr, u64)>) {
         let ctx = self.0;
         if has!(RedisModule_InfoBeginDictField) && has!(RedisModule_InfoEndDictField) {
-            api!(RedisModule_InfoBeginDictField(ctx, name.as_ptr()));
+            // SAFETY: `ctx` is the running INFO callback's; the names and values are static
+            // C strings.
+            unsafe { api!(RedisModule_InfoBeginDictField(ctx, name.as_ptr())) };
             for (field, v) in fields {
-                api!(RedisModule_InfoAddFieldULongLong(ctx, field.as_ptr(), v as _));
+                // SAFETY: `ctx` is the running INFO callback's; the names and values are static
+                // C strings.
+                unsafe { api!(RedisModule_InfoAddFieldULongLong(ctx, field.as_ptr(), v as _)) };
             }
-            api!(RedisModule_InfoEndDictField(ctx));
+            // SAFETY: `ctx` is the running INFO callback's; the names and values are static
+            // C strings.
+            unsafe { api!(RedisModule_InfoEndDictField(ctx)) };
         }
     }
 }

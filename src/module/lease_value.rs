@@ -40,6 +40,7 @@ use crate::core::lease::{
 use crate::core::time::Millis;
 
 use super::block::{self, alloc, replace, words, words_mut};
+use super::data_type::{ENDS_EARLY, UNKNOWN_VERSION};
 use super::ffi::{api, OpenKey};
 use super::names;
 use super::stored::{apply_change, payload_words, Stored, MAX_PAYLOAD};
@@ -103,22 +104,28 @@ fn copy_into_new(from: &LeaseBlock<&mut [u64]>, capacity: usize, id_words: usize
     if from.grow_into(unsafe { words_mut(block) }, id_words).is_some() {
         Some(block)
     } else {
-        block::free(block);
+        // SAFETY: just made, never handed to the server.
+        unsafe { block::free(block) };
         None
     }
 }
 
-/// A block holding the whole set `w` ([`LeaseBlock::to_words`]), if valid.
-fn from_whole(w: &[u64]) -> Option<*mut c_void> {
-    let (capacity, id_words) = LeaseBlock::layout_of_words(w)?;
+/// A block holding the whole set `w` ([`LeaseBlock::to_words`]), if valid;
+/// else why not.
+fn from_whole(w: &[u64]) -> Result<*mut c_void, &'static str> {
+    let (capacity, id_words) = LeaseBlock::layout_of(w)?;
     let block = alloc(LeaseBlock::words_for(capacity, id_words));
     // SAFETY: just made, owned here.
-    if LeaseBlock::from_words(unsafe { words_mut(block) }, w, hash_seed()).is_some() {
-        saw_seq(w[1]);
-        Some(block)
-    } else {
-        block::free(block);
-        None
+    match LeaseBlock::load_words(unsafe { words_mut(block) }, w, hash_seed()) {
+        Ok(_) => {
+            saw_seq(w[1]);
+            Ok(block)
+        }
+        Err(why) => {
+            // SAFETY: just made, never handed to the server.
+            unsafe { block::free(block) };
+            Err(why)
+        }
     }
 }
 
@@ -144,7 +151,8 @@ impl Stored for LeaseChange {
                 w.apply(&mut b);
             });
         if applied.is_none() {
-            block::free(block);
+            // SAFETY: just made, never handed to the server.
+            unsafe { block::free(block) };
             return None;
         }
         saw_seq(w.header.next_seq);
@@ -172,7 +180,9 @@ impl Stored for LeaseChange {
             // SAFETY: just made, owned here.
             let mut grown = LeaseBlock::open(unsafe { words_mut(bigger) })?;
             w.apply(&mut grown);
-            return replace(key, ty, value, bigger);
+            // SAFETY: the key holds `value` as `ty` (the contract), whose
+            // values are blocks; `bigger` was just made.
+            return unsafe { replace(key, ty, value, bigger) };
         }
         w.apply(&mut set);
         let (len, capacity) = (set.len(), set.capacity());
@@ -191,7 +201,9 @@ impl Stored for LeaseChange {
         let Some(smaller) = copy_into_new(&set, capacity, id_words) else {
             return Some(value);
         };
-        Some(replace(key, ty, value, smaller).unwrap_or(value))
+        // SAFETY: the key holds `value` as `ty` (the contract), whose values
+        // are blocks; `smaller` was just made. Refused, the key keeps `value`.
+        Some(unsafe { replace(key, ty, value, smaller) }.unwrap_or(value))
     }
 
     fn encode<'b>(w: &LeaseChange, expire_at: Millis, buf: &'b mut [u8; MAX_PAYLOAD]) -> &'b [u8] {
@@ -205,18 +217,21 @@ impl Stored for LeaseChange {
 
     /// A change applies to the set the key holds (or to none); a whole set
     /// replaces whatever the key held, as RESTORE would.
-    fn apply(key: &OpenKey<'_>, ty: *mut RedisModuleType, payload: &[u8], now: Millis) -> bool {
+    unsafe fn apply(key: &OpenKey<'_>, ty: *mut RedisModuleType, payload: &[u8], now: Millis) -> bool {
         if let Some(rest) = payload.strip_prefix(&[WHOLE_TAG]) {
             if rest.len() % 8 != 0 {
                 return false;
             }
             let w: Vec<u64> =
                 rest.chunks_exact(8).map(|b| u64::from_le_bytes(b.try_into().unwrap_or([0; 8]))).collect();
-            let Some(block) = from_whole(&w) else { return false };
-            return block::set_whole(key, ty, block);
+            let Ok(block) = from_whole(&w) else { return false };
+            // SAFETY: `ty` is this kind's type (the contract), whose values
+            // are blocks; `block` was just made.
+            return unsafe { block::set_whole(key, ty, block) };
         }
         let Some(change) = decode_change(payload) else { return false };
-        apply_change(key, ty, &change, Millis(change.expire_at_ms), now)
+        // SAFETY: per the contract.
+        unsafe { apply_change(key, ty, &change, Millis(change.expire_at_ms), now) }
     }
 
     /// A release or a renewal fires its own event, as on the master.
@@ -228,55 +243,64 @@ impl Stored for LeaseChange {
         }
     }
 
-    fn rdb_load(rdb: *mut RedisModuleIO, encver: c_int) -> *mut c_void {
+    const STATE: &'static str = "lease set";
+
+    unsafe fn rdb_load(rdb: *mut RedisModuleIO, encver: c_int) -> Result<*mut c_void, &'static str> {
         if encver != 1 {
-            return std::ptr::null_mut();
+            return Err(UNKNOWN_VERSION);
         }
         let next = || {
-            let w = api!(RedisModule_LoadUnsigned(rdb));
-            (api!(RedisModule_IsIOError(rdb)) == 0).then_some(w)
+            // SAFETY: `rdb` is the running rdb_load's or aux_load's IO (the contract).
+            let w = unsafe { api!(RedisModule_LoadUnsigned(rdb)) };
+            // SAFETY: `rdb` is the running rdb_load's or aux_load's IO (the contract).
+            (unsafe { api!(RedisModule_IsIOError(rdb)) } == 0).then_some(w)
         };
         // The count first: refused above the largest limit before anything
         // is collected. Each lease is 4 words and its id's (1 to 16).
-        let load = || -> Option<*mut c_void> {
-            let n = next().filter(|&n| n <= MAX_LEASE_LIMIT)?;
-            let mut w = vec![n, next()?, next()?];
-            for _ in 0..n {
-                let fixed = [next()?, next()?, next()?, next()?];
-                let id_len = usize::try_from(fixed[3]).ok().filter(|l| (1..=MAX_ID_LEN).contains(l))?;
-                w.extend_from_slice(&fixed);
-                for _ in 0..id_len.div_ceil(8) {
-                    w.push(next()?);
-                }
+        let n = next().ok_or(ENDS_EARLY)?;
+        if n > MAX_LEASE_LIMIT {
+            return Err("more than 100000 leases");
+        }
+        let mut w = vec![n, next().ok_or(ENDS_EARLY)?, next().ok_or(ENDS_EARLY)?];
+        for _ in 0..n {
+            let (Some(a), Some(b), Some(c), Some(d)) = (next(), next(), next(), next()) else { return Err(ENDS_EARLY) };
+            let id_len =
+                usize::try_from(d).ok().filter(|l| (1..=MAX_ID_LEN).contains(l)).ok_or("an id not 1 to 128 bytes")?;
+            w.extend_from_slice(&[a, b, c, d]);
+            for _ in 0..id_len.div_ceil(8) {
+                w.push(next().ok_or(ENDS_EARLY)?);
             }
-            from_whole(&w)
-        };
-        load().unwrap_or(std::ptr::null_mut())
+        }
+        from_whole(&w)
     }
 
     const AUX: bool = true;
 
     /// The node's sequence floor ([`NEXT_SEQ`]), before the keys.
-    fn aux_save(rdb: *mut RedisModuleIO) {
-        api!(RedisModule_SaveUnsigned(rdb, NEXT_SEQ.load(Relaxed)));
+    unsafe fn aux_save(rdb: *mut RedisModuleIO) {
+        // SAFETY: `rdb` is the running rdb_save's or aux_save's IO (the contract).
+        unsafe { api!(RedisModule_SaveUnsigned(rdb, NEXT_SEQ.load(Relaxed))) };
     }
 
-    fn aux_load(rdb: *mut RedisModuleIO, encver: c_int) -> bool {
+    unsafe fn aux_load(rdb: *mut RedisModuleIO, encver: c_int) -> Result<(), &'static str> {
         if encver != 1 {
-            return false;
+            return Err(UNKNOWN_VERSION);
         }
-        let floor = api!(RedisModule_LoadUnsigned(rdb));
-        if api!(RedisModule_IsIOError(rdb)) != 0 {
-            return false;
+        // SAFETY: `rdb` is the running rdb_load's or aux_load's IO (the contract).
+        let floor = unsafe { api!(RedisModule_LoadUnsigned(rdb)) };
+        // SAFETY: `rdb` is the running rdb_load's or aux_load's IO (the contract).
+        if unsafe { api!(RedisModule_IsIOError(rdb)) } != 0 {
+            return Err(ENDS_EARLY);
         }
         saw_seq(floor);
-        true
+        Ok(())
     }
 
     unsafe fn rdb_save(rdb: *mut RedisModuleIO, value: *mut c_void) {
         // SAFETY: per the contract.
         for w in unsafe { read(value) }.to_words() {
-            api!(RedisModule_SaveUnsigned(rdb, w));
+            // SAFETY: `rdb` is the running rdb_save's or aux_save's IO (the contract).
+            unsafe { api!(RedisModule_SaveUnsigned(rdb, w)) };
         }
     }
 
@@ -287,7 +311,18 @@ impl Stored for LeaseChange {
         for w in set.to_words() {
             payload.extend_from_slice(&w.to_le_bytes());
         }
-        api!(RedisModule_EmitAOF(aof, names::apply().as_ptr(), c"sb".as_ptr(), key, payload.as_ptr(), payload.len()));
+        // SAFETY: `aof` and `key` are the running aof_rewrite's (the contract); the
+        // payload, a "b" argument, is live for the call.
+        unsafe {
+            api!(RedisModule_EmitAOF(
+                aof,
+                names::apply().as_ptr(),
+                c"sb".as_ptr(),
+                key,
+                payload.as_ptr(),
+                payload.len()
+            ))
+        };
     }
 
     /// The whole set's words (in order, as RDB has them) as one buffer: one
@@ -299,8 +334,10 @@ impl Stored for LeaseChange {
         for w in unsafe { read(value) }.to_words() {
             bytes.extend_from_slice(&w.to_le_bytes());
         }
-        api!(RedisModule_DigestAddStringBuffer(md, bytes.as_ptr().cast(), bytes.len()));
-        api!(RedisModule_DigestEndSequence(md));
+        // SAFETY: `md` is the running digest callback's (the contract).
+        unsafe { api!(RedisModule_DigestAddStringBuffer(md, bytes.as_ptr().cast(), bytes.len())) };
+        // SAFETY: `md` is the running digest callback's (the contract).
+        unsafe { api!(RedisModule_DigestEndSequence(md)) };
     }
 
     unsafe fn mem_usage(value: *const c_void) -> usize {
@@ -314,6 +351,7 @@ impl Stored for LeaseChange {
     }
 
     unsafe fn free(value: *mut c_void) {
-        block::free(value);
+        // SAFETY: per the contract.
+        unsafe { block::free(value) };
     }
 }

@@ -20,7 +20,8 @@
 //!   (so the ring's layout, which differs after a reload, never shows).
 //!   A count above 10,000 is refused before anything is allocated, and a
 //!   loaded log must be one the core could have written
-//!   ([`SlidingLog::valid`]).
+//!   ([`SlidingLog::valid`]); a refused one is named in the server log, with
+//!   why ([`SlidingLog::fault`]).
 
 use std::ffi::c_void;
 use std::os::raw::c_int;
@@ -33,6 +34,7 @@ use crate::core::{LogBuf, LogChange, LogEntry, LogHeader, LogRead, LogRing, LogS
 use crate::core::time::Millis;
 
 use super::block::{self, replace, words, words_mut};
+use super::data_type::{ENDS_EARLY, UNKNOWN_VERSION};
 use super::ffi::{api, OpenKey};
 use super::names;
 use super::stored::{apply_change, payload_words, Stored, MAX_PAYLOAD};
@@ -84,30 +86,31 @@ fn whole(log: &impl LogRead) -> impl Iterator<Item = u64> + '_ {
 }
 
 /// A block from the whole log's words (`next` yields them in order), if
-/// they describe a log the core could have written. Refuses a count above
-/// the largest limit before allocating.
-fn from_whole(mut next: impl FnMut() -> Option<u64>) -> Option<*mut c_void> {
-    let window_ms = next()?;
-    let total = next()?;
-    let count = usize::try_from(next()?).ok().filter(|&n| n as u64 <= MAX_LOG_LIMIT)?;
+/// they describe a log the core could have written; else why not. Refuses
+/// a count above the largest limit before allocating.
+fn from_whole(mut next: impl FnMut() -> Option<u64>) -> Result<*mut c_void, &'static str> {
+    let (Some(window_ms), Some(total), Some(count)) = (next(), next(), next()) else { return Err(ENDS_EARLY) };
+    let count = usize::try_from(count).ok().filter(|&n| n as u64 <= MAX_LOG_LIMIT).ok_or("more than 10000 entries")?;
     let block = alloc(count.max(MIN_CAPACITY));
     // SAFETY: just made, owned here.
     let mut ring = LogRing::init(unsafe { words_mut(block.cast()) }, LogHeader { window_ms, total });
-    let mut ok = true;
+    let mut fault = None;
     for _ in 0..count {
         match (next(), next()) {
             (Some(t_ns), Some(cost)) => ring.push_back(LogEntry { t_ns, cost }),
             _ => {
-                ok = false;
+                fault = Some(ENDS_EARLY);
                 break;
             }
         }
     }
-    if ok && SlidingLog::valid(&ring) {
-        Some(block.cast())
-    } else {
-        block::free(block.cast());
-        None
+    match fault.or_else(|| SlidingLog::fault(&ring)) {
+        None => Ok(block.cast()),
+        Some(why) => {
+            // SAFETY: just made, never handed to the server.
+            unsafe { block::free(block.cast()) };
+            Err(why)
+        }
     }
 }
 
@@ -156,14 +159,18 @@ impl Stored for LogChange {
             // Shrink: a quarter or less of the block is used.
             // (Refused, the key keeps the bigger block, changed.)
             let smaller = copy_into_new(&ring, 2 * after);
-            return Some(replace(key, ty, value, smaller).unwrap_or(value));
+            // SAFETY: the key holds `value` as `ty` (the contract), whose
+            // values are blocks; `smaller` was just made. Refused, the key
+            // keeps `value` (the smaller block is freed).
+            return Some(unsafe { replace(key, ty, value, smaller) }.unwrap_or(value));
         }
         // Grow (by doubling, to at least what the change needs), then apply.
         let bigger = copy_into_new(&ring, after.max(2 * capacity).min(MAX_LOG_LIMIT as usize));
         // SAFETY: just made, owned here.
         let mut grown = LogRing::open(unsafe { words_mut(bigger) })?;
         w.apply(&mut grown);
-        replace(key, ty, value, bigger)
+        // SAFETY: as above; `bigger` was just made.
+        unsafe { replace(key, ty, value, bigger) }
     }
 
     unsafe fn admits(value: *mut c_void, w: &LogChange) -> bool {
@@ -186,39 +193,47 @@ impl Stored for LogChange {
 
     /// A change applies to the log the key holds (or to none); a whole log
     /// replaces whatever the key held, as RESTORE would.
-    fn apply(key: &OpenKey<'_>, ty: *mut RedisModuleType, payload: &[u8], now: Millis) -> bool {
+    unsafe fn apply(key: &OpenKey<'_>, ty: *mut RedisModuleType, payload: &[u8], now: Millis) -> bool {
         if let Some(rest) = payload.strip_prefix(&[WHOLE_TAG]) {
             let mut words = rest.chunks_exact(8).map(|b| u64::from_le_bytes(b.try_into().unwrap_or([0; 8])));
             if rest.len() % 8 != 0 {
                 return false;
             }
-            let Some(block) = from_whole(|| words.next()) else { return false };
+            let Ok(block) = from_whole(|| words.next()) else { return false };
             if words.next().is_some() {
-                block::free(block);
+                // SAFETY: just made, never handed to the server.
+                unsafe { block::free(block) };
                 return false;
             }
-            return block::set_whole(key, ty, block);
+            // SAFETY: `ty` is this kind's type (the contract), whose values
+            // are blocks; `block` was just made.
+            return unsafe { block::set_whole(key, ty, block) };
         }
         let Some(change) = decode_change(payload) else { return false };
-        apply_change(key, ty, &change, Millis(change.expire_at_ms), now)
+        // SAFETY: per the contract.
+        unsafe { apply_change(key, ty, &change, Millis(change.expire_at_ms), now) }
     }
 
-    fn rdb_load(rdb: *mut RedisModuleIO, encver: c_int) -> *mut c_void {
+    const STATE: &'static str = "log";
+
+    unsafe fn rdb_load(rdb: *mut RedisModuleIO, encver: c_int) -> Result<*mut c_void, &'static str> {
         if encver != 1 {
-            return std::ptr::null_mut();
+            return Err(UNKNOWN_VERSION);
         }
-        let block = from_whole(|| {
-            let w = api!(RedisModule_LoadUnsigned(rdb));
-            (api!(RedisModule_IsIOError(rdb)) == 0).then_some(w)
-        });
-        block.unwrap_or(std::ptr::null_mut())
+        from_whole(|| {
+            // SAFETY: `rdb` is the running rdb_load's IO (the contract).
+            let w = unsafe { api!(RedisModule_LoadUnsigned(rdb)) };
+            // SAFETY: `rdb` is the running rdb_load's IO (the contract).
+            (unsafe { api!(RedisModule_IsIOError(rdb)) } == 0).then_some(w)
+        })
     }
 
     unsafe fn rdb_save(rdb: *mut RedisModuleIO, value: *mut c_void) {
         // SAFETY: per the contract.
         let log = unsafe { read(value) };
         for w in whole(&log) {
-            api!(RedisModule_SaveUnsigned(rdb, w));
+            // SAFETY: `rdb` is the running rdb_save's IO (the contract).
+            unsafe { api!(RedisModule_SaveUnsigned(rdb, w)) };
         }
     }
 
@@ -230,16 +245,29 @@ impl Stored for LogChange {
         for w in whole(&log) {
             payload.extend_from_slice(&w.to_le_bytes());
         }
-        api!(RedisModule_EmitAOF(aof, names::apply().as_ptr(), c"sb".as_ptr(), key, payload.as_ptr(), payload.len()));
+        // SAFETY: `aof` and `key` are the running aof_rewrite's (the contract); the
+        // payload, a "b" argument, is live for the call.
+        unsafe {
+            api!(RedisModule_EmitAOF(
+                aof,
+                names::apply().as_ptr(),
+                c"sb".as_ptr(),
+                key,
+                payload.as_ptr(),
+                payload.len()
+            ))
+        };
     }
 
     unsafe fn digest(md: *mut RedisModuleDigest, value: *mut c_void) {
         // SAFETY: per the contract.
         let log = unsafe { read(value) };
         for w in whole(&log) {
-            api!(RedisModule_DigestAddLongLong(md, w as i64));
+            // SAFETY: `md` is the running digest callback's (the contract).
+            unsafe { api!(RedisModule_DigestAddLongLong(md, w as i64)) };
         }
-        api!(RedisModule_DigestEndSequence(md));
+        // SAFETY: `md` is the running digest callback's (the contract).
+        unsafe { api!(RedisModule_DigestEndSequence(md)) };
     }
 
     unsafe fn mem_usage(value: *const c_void) -> usize {
@@ -253,6 +281,7 @@ impl Stored for LogChange {
     }
 
     unsafe fn free(value: *mut c_void) {
-        block::free(value);
+        // SAFETY: per the contract.
+        unsafe { block::free(value) };
     }
 }

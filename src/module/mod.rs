@@ -25,6 +25,7 @@ pub mod log_value;
 pub mod names;
 pub mod quota_calendar;
 pub mod reply;
+mod server_alloc;
 pub mod state;
 pub mod stats;
 pub mod stored;
@@ -198,8 +199,10 @@ const fn top_row(
 /// Registers `RL.TOP` and its subcommands, with their docs.
 fn create_top(ctx: Ctx<'_>) -> Result<(), String> {
     let top = names::registered(TOP);
-    let status = api!(RedisModule_CreateCommand(ctx.raw(), top.as_ptr(), None, c"".as_ptr(), 0, 0, 0));
-    let parent = api!(RedisModule_GetCommand(ctx.raw(), top.as_ptr()));
+    // SAFETY: the load's context (a `Ctx`); names and flags are static C strings.
+    let status = unsafe { api!(RedisModule_CreateCommand(ctx.raw(), top.as_ptr(), None, c"".as_ptr(), 0, 0, 0)) };
+    // SAFETY: the load's context (a `Ctx`); names and flags are static C strings.
+    let parent = unsafe { api!(RedisModule_GetCommand(ctx.raw(), top.as_ptr())) };
     if status != raw::REDISMODULE_OK as c_int || parent.is_null() {
         return Err(format!("could not register command {top:?}"));
     }
@@ -207,15 +210,19 @@ fn create_top(ctx: Ctx<'_>) -> Result<(), String> {
         log_warning(&format!("command info for {top:?} not set: {why}"));
     }
     for (c, tips) in TOP_SUBCOMMANDS {
-        let status = api!(RedisModule_CreateSubcommand(
-            parent,
-            c.name.as_ptr(),
-            Some(c.handler),
-            c.flags.as_ptr(),
-            c.first_key,
-            c.last_key,
-            c.key_step
-        ));
+        // SAFETY: `parent` is the container just made; names and flags are static C
+        // strings, the handler ours.
+        let status = unsafe {
+            api!(RedisModule_CreateSubcommand(
+                parent,
+                c.name.as_ptr(),
+                Some(c.handler),
+                c.flags.as_ptr(),
+                c.first_key,
+                c.last_key,
+                c.key_step
+            ))
+        };
         if status != raw::REDISMODULE_OK as c_int {
             return Err(format!("could not register subcommand {top:?} {:?}", c.name));
         }
@@ -284,15 +291,19 @@ fn create(ctx: Ctx<'_>, c: &Command) -> Result<(), String> {
         return Ok(());
     }
     let name = names::registered(c.name);
-    let status = api!(RedisModule_CreateCommand(
-        ctx.raw(),
-        name.as_ptr(),
-        Some(c.handler),
-        c.flags.as_ptr(),
-        c.first_key,
-        c.last_key,
-        c.key_step
-    ));
+    // SAFETY: the load's context (a `Ctx`); names and flags are static C strings,
+    // the handler ours.
+    let status = unsafe {
+        api!(RedisModule_CreateCommand(
+            ctx.raw(),
+            name.as_ptr(),
+            Some(c.handler),
+            c.flags.as_ptr(),
+            c.first_key,
+            c.last_key,
+            c.key_step
+        ))
+    };
     if status != raw::REDISMODULE_OK as c_int {
         return Err(format!(
             "could not register command {name:?} (is the name taken? the module arguments command-prefix and \
@@ -327,15 +338,19 @@ impl EachKind for RegisterKinds<'_> {
 /// Registers `RL.PANICTEST` (see `hooks`).
 #[cfg(feature = "test-hooks")]
 fn register_panic_test(ctx: Ctx<'_>) -> bool {
-    let status = api!(RedisModule_CreateCommand(
-        ctx.raw(),
-        c"RL.PANICTEST".as_ptr(),
-        Some(on_panictest),
-        c"readonly fast".as_ptr(),
-        0,
-        0,
-        0
-    ));
+    // SAFETY: the load's context (a `Ctx`); names and flags are static C strings,
+    // the handler ours.
+    let status = unsafe {
+        api!(RedisModule_CreateCommand(
+            ctx.raw(),
+            c"RL.PANICTEST".as_ptr(),
+            Some(on_panictest),
+            c"readonly fast".as_ptr(),
+            0,
+            0,
+            0
+        ))
+    };
     if status == raw::REDISMODULE_OK as c_int {
         log_warning("RL.PANICTEST is enabled (module argument enable-panic-test-command): for tests only");
     }
@@ -371,10 +386,13 @@ fn load(ctx: Ctx<'_>, args: &[RedisString]) -> Status {
 
     // Handle RDB/RESTORE read errors ourselves (a corrupt payload is an
     // error, not a crash), and signal modified keys only on real writes.
-    api!(RedisModule_SetModuleOptions(
-        ctx.raw(),
-        (raw::REDISMODULE_OPTIONS_HANDLE_IO_ERRORS | raw::REDISMODULE_OPTION_NO_IMPLICIT_SIGNAL_MODIFIED) as c_int
-    ));
+    // SAFETY: the load's context (a `Ctx`).
+    unsafe {
+        api!(RedisModule_SetModuleOptions(
+            ctx.raw(),
+            (raw::REDISMODULE_OPTIONS_HANDLE_IO_ERRORS | raw::REDISMODULE_OPTION_NO_IMPLICIT_SIGNAL_MODIFIED) as c_int
+        ))
+    };
 
     names::configure(&load.command_prefix, load.cl_throttle);
     let mut kinds = RegisterKinds { ctx, result: Ok(()) };
@@ -388,7 +406,9 @@ fn load(ctx: Ctx<'_>, args: &[RedisString]) -> Status {
 
     // RL.TOP's summaries, allocated now and never again; their hash is
     // keyed by something no client sees (ASLR and the time of load).
-    let seed = (init as *const () as usize as u64) ^ (api!(RedisModule_Milliseconds()) as u64).rotate_left(32);
+    // SAFETY: the load's context (a `Ctx`); names and flags are static C strings.
+    let seed =
+        (init as *const () as usize as u64) ^ (unsafe { api!(RedisModule_Milliseconds()) } as u64).rotate_left(32);
     if let Err(why) = top_summary::configure(load.top_capacity, load.top_sample, seed) {
         log_warning(&why);
         return Status::Err;
@@ -399,7 +419,8 @@ fn load(ctx: Ctx<'_>, args: &[RedisString]) -> Status {
 
     // INFO rl.
     if ffi::has!(RedisModule_RegisterInfoFunc) {
-        api!(RedisModule_RegisterInfoFunc(ctx.raw(), Some(info::callback)));
+        // SAFETY: the load's context (a `Ctx`); names and flags are static C strings.
+        unsafe { api!(RedisModule_RegisterInfoFunc(ctx.raw(), Some(info::callback))) };
     }
 
     if load.panic_test_command && !register_panic_test(ctx) {
@@ -408,17 +429,10 @@ fn load(ctx: Ctx<'_>, args: &[RedisString]) -> Status {
     Status::Ok
 }
 
-/// Rust's own allocator: the system's (counted with the test hooks, see
-/// `alloc_count`). The module's values are allocated with RedisModule_Alloc
-/// (see `stored`), so the same crate also links into tests and benchmarks.
-#[cfg(feature = "test-hooks")]
-type Allocator = crate::alloc_count::CountingSystem;
-#[cfg(not(feature = "test-hooks"))]
-type Allocator = std::alloc::System;
-#[cfg(feature = "test-hooks")]
-const ALLOCATOR: Allocator = crate::alloc_count::CountingSystem;
-#[cfg(not(feature = "test-hooks"))]
-const ALLOCATOR: Allocator = std::alloc::System;
+/// Rust's own allocator: the server's once the module API is initialised,
+/// the system's without a server (see `server_alloc`).
+type Allocator = server_alloc::ServerAlloc;
+const ALLOCATOR: Allocator = server_alloc::ServerAlloc;
 
 redis_module! {
     name: "rl",

@@ -21,7 +21,9 @@ pub fn wants_map(flags: u32) -> bool {
 /// script under `redis.setresp(3)` reads fields by name only then).
 pub fn key(ctx: Ctx<'_>, name: &'static std::ffi::CStr) {
     let bytes = name.to_bytes();
-    api!(RedisModule_ReplyWithStringBuffer(ctx.raw(), cstr(name), bytes.len()));
+    // SAFETY: the command's context (a `Ctx`); the buffer is live for the call, its
+    // length passed with it.
+    unsafe { api!(RedisModule_ReplyWithStringBuffer(ctx.raw(), cstr(name), bytes.len())) };
 }
 
 fn clamp(v: u64) -> i64 {
@@ -47,8 +49,12 @@ pub fn with_lease(ctx: Ctx<'_>, d: &Decision, lease: Option<&[u8]>, map: bool) {
         key(ctx, c"lease");
     }
     match lease {
-        Some(id) => api!(RedisModule_ReplyWithStringBuffer(ctx.raw(), id.as_ptr().cast(), id.len())),
-        None => api!(RedisModule_ReplyWithNull(ctx.raw())),
+        // SAFETY: the command's context (a `Ctx`); the buffer is live for the call, its
+        // length passed with it.
+        Some(id) => unsafe { api!(RedisModule_ReplyWithStringBuffer(ctx.raw(), id.as_ptr().cast(), id.len())) },
+        // SAFETY: the command's context (a `Ctx`); the buffer is live for the call, its
+        // length passed with it.
+        None => unsafe { api!(RedisModule_ReplyWithNull(ctx.raw())) },
     };
 }
 
@@ -62,9 +68,13 @@ pub fn decision(ctx: Ctx<'_>, d: &Decision, map: bool) {
 #[inline]
 fn fields(ctx: Ctx<'_>, d: &Decision, map: bool, len: usize) {
     if map {
-        api!(RedisModule_ReplyWithMap(ctx.raw(), len as _));
+        // SAFETY: the command's context (a `Ctx`); the buffer is live for the call, its
+        // length passed with it.
+        unsafe { api!(RedisModule_ReplyWithMap(ctx.raw(), len as _)) };
         key(ctx, c"allowed");
-        api!(RedisModule_ReplyWithBool(ctx.raw(), d.allowed as i32));
+        // SAFETY: the command's context (a `Ctx`); the buffer is live for the call, its
+        // length passed with it.
+        unsafe { api!(RedisModule_ReplyWithBool(ctx.raw(), d.allowed as i32)) };
         key(ctx, c"limit");
         reply_i64(ctx, clamp(d.limit));
         key(ctx, c"remaining");

@@ -11,13 +11,13 @@
 use std::ffi::{c_void, CStr};
 use std::marker::PhantomData;
 
-use redis_module::raw::{self, RedisModuleString};
+use redis_module::raw;
 
 use crate::core::time::Nanos;
 use crate::core::{Change, Write};
 
 use super::effect::{self, Propagated};
-use super::ffi::{api, log_warning, Ctx, OpenKey, Slot};
+use super::ffi::{api, log_warning, Ctx, KeyName, OpenKey, Slot};
 use super::kinds::Kind;
 use super::stats;
 use super::stored::{self, Stored};
@@ -69,13 +69,10 @@ enum Written {
 }
 
 /// The value of a missing key after the write `w`, set in `key`.
-fn create<K: Kind>(
-    key: &OpenKey<'_>,
-    ty: *mut redis_module::raw::RedisModuleType,
-    w: &K::Write,
-) -> Option<*mut c_void> {
+fn create<K: Kind>(key: &OpenKey<'_>, w: &K::Write) -> Option<*mut c_void> {
     let created = K::Write::create(w)?;
-    if !key.set_value(ty, created) {
+    // SAFETY: a value of K's type, just made, owned here.
+    if !unsafe { key.set_value(K::redis_type(), created) } {
         // SAFETY: just made, never handed to the server.
         unsafe { K::Write::free(created) };
         return None;
@@ -87,7 +84,7 @@ fn create<K: Kind>(
 /// One limiter key of kind `K`, from open to announce.
 pub struct KeyState<'c, K: Kind> {
     ctx: Ctx<'c>,
-    name: *mut RedisModuleString,
+    name: KeyName<'c>,
     /// Open until [`close`](Self::close).
     key: Option<OpenKey<'c>>,
     /// The value the key holds (found at open, or written since).
@@ -103,20 +100,20 @@ impl<'c, K: Kind> KeyState<'c, K> {
     /// Opens `name` for reading and writing and reads its state: `None` for
     /// an empty key. Another type in the key is [`WrongType`].
     #[inline]
-    pub fn open(ctx: Ctx<'c>, name: *mut RedisModuleString) -> Result<Self, WrongType> {
+    pub fn open(ctx: Ctx<'c>, name: KeyName<'c>) -> Result<Self, WrongType> {
         Self::open_with(ctx, name, OpenKey::write(ctx, name))
     }
 
     /// Opens `name` for reading only (`RL.PEEK`): the state can be read,
     /// never written.
     #[inline]
-    pub fn open_read(ctx: Ctx<'c>, name: *mut RedisModuleString) -> Result<Self, WrongType> {
+    pub fn open_read(ctx: Ctx<'c>, name: KeyName<'c>) -> Result<Self, WrongType> {
         Self::open_with(ctx, name, OpenKey::read(ctx, name))
     }
 
     /// Opens `name` for writing whatever it holds (`RL.APPLY`, which
     /// replaces the value as SET or RESTORE would): see [`apply`](Self::apply).
-    pub fn open_any(ctx: Ctx<'c>, name: *mut RedisModuleString) -> Self {
+    pub fn open_any(ctx: Ctx<'c>, name: KeyName<'c>) -> Self {
         Self {
             ctx,
             name,
@@ -129,7 +126,7 @@ impl<'c, K: Kind> KeyState<'c, K> {
     }
 
     #[inline]
-    fn open_with(ctx: Ctx<'c>, name: *mut RedisModuleString, key: OpenKey<'c>) -> Result<Self, WrongType> {
+    fn open_with(ctx: Ctx<'c>, name: KeyName<'c>, key: OpenKey<'c>) -> Result<Self, WrongType> {
         let held = match key.slot() {
             Slot::Empty => None,
             Slot::Module(ty, value) if ty == K::redis_type() => Some(value),
@@ -189,7 +186,7 @@ impl<'c, K: Kind> KeyState<'c, K> {
             // SAFETY: `value` is a live value of K's type, held by the key,
             // which is open for writing.
             Some(value) => unsafe { K::Write::update(key, ty, value, &w.state) },
-            None => create::<K>(key, ty, &w.state),
+            None => create::<K>(key, &w.state),
         };
         let stored = held.is_some();
         if stored {
@@ -220,7 +217,8 @@ impl<'c, K: Kind> KeyState<'c, K> {
     /// Counts nothing: the master counted it.
     pub fn apply(&mut self, payload: &[u8], now: Nanos) -> bool {
         let Some(key) = &self.key else { return false };
-        let stored = K::Write::apply(key, K::redis_type(), payload, now.floor_ms());
+        // SAFETY: K's own type.
+        let stored = unsafe { K::Write::apply(key, K::redis_type(), payload, now.floor_ms()) };
         if stored {
             self.written = Written::Applied;
             if let Some(event) = K::Write::event_of(payload) {
@@ -245,17 +243,39 @@ impl<'c, K: Kind> KeyState<'c, K> {
     pub fn announce(&mut self, flags: u32, effect: Option<&Change<K::Write>>) {
         let propagate = effect.is_some();
         self.close();
-        let (ctx, name) = (self.ctx.raw(), self.name);
+        let (ctx, name) = (self.ctx.raw(), self.name.raw());
         let sent = match &self.written {
             Written::Nothing => return,
             Written::Applied => {
-                api!(RedisModule_SignalModifiedKey(ctx, name));
-                api!(RedisModule_NotifyKeyspaceEvent(ctx, raw::REDISMODULE_NOTIFY_MODULE, self.event.as_ptr(), name));
+                // SAFETY: the command's context and key name, live for the call (their types say
+                // so); the event name is static.
+                unsafe { api!(RedisModule_SignalModifiedKey(ctx, name)) };
+                // SAFETY: the command's context and key name, live for the call (their types say
+                // so); the event name is static.
+                unsafe {
+                    api!(RedisModule_NotifyKeyspaceEvent(
+                        ctx,
+                        raw::REDISMODULE_NOTIFY_MODULE,
+                        self.event.as_ptr(),
+                        name
+                    ))
+                };
                 return;
             }
             Written::State => {
-                api!(RedisModule_SignalModifiedKey(ctx, name));
-                api!(RedisModule_NotifyKeyspaceEvent(ctx, raw::REDISMODULE_NOTIFY_MODULE, self.event.as_ptr(), name));
+                // SAFETY: the command's context and key name, live for the call (their types say
+                // so); the event name is static.
+                unsafe { api!(RedisModule_SignalModifiedKey(ctx, name)) };
+                // SAFETY: the command's context and key name, live for the call (their types say
+                // so); the event name is static.
+                unsafe {
+                    api!(RedisModule_NotifyKeyspaceEvent(
+                        ctx,
+                        raw::REDISMODULE_NOTIFY_MODULE,
+                        self.event.as_ptr(),
+                        name
+                    ))
+                };
                 if !propagate {
                     return;
                 }
@@ -272,19 +292,29 @@ impl<'c, K: Kind> KeyState<'c, K> {
                     return;
                 };
                 let mut buf = [0u8; stored::MAX_PAYLOAD];
-                effect::replicate(self.ctx, name, K::Write::encode(&w.state, w.expire_at, &mut buf))
+                effect::replicate(self.ctx, self.name, K::Write::encode(&w.state, w.expire_at, &mut buf))
             }
             Written::Deleted { refund } => {
-                api!(RedisModule_SignalModifiedKey(ctx, name));
+                // SAFETY: the command's context and key name, live for the call (their types say
+                // so); the event name is static.
+                unsafe { api!(RedisModule_SignalModifiedKey(ctx, name)) };
                 if *refund {
-                    api!(RedisModule_NotifyKeyspaceEvent(
-                        ctx,
-                        raw::REDISMODULE_NOTIFY_MODULE,
-                        self.event.as_ptr(),
-                        name
-                    ));
+                    // SAFETY: the command's context and key name, live for the call (their types say
+                    // so); the event name is static.
+                    unsafe {
+                        api!(RedisModule_NotifyKeyspaceEvent(
+                            ctx,
+                            raw::REDISMODULE_NOTIFY_MODULE,
+                            self.event.as_ptr(),
+                            name
+                        ))
+                    };
                 }
-                api!(RedisModule_NotifyKeyspaceEvent(ctx, raw::REDISMODULE_NOTIFY_GENERIC, c"del".as_ptr(), name));
+                // SAFETY: the command's context and key name, live for the call (their types say
+                // so); the event name is static.
+                unsafe {
+                    api!(RedisModule_NotifyKeyspaceEvent(ctx, raw::REDISMODULE_NOTIFY_GENERIC, c"del".as_ptr(), name))
+                };
                 if !propagate {
                     return;
                 }
@@ -297,7 +327,7 @@ impl<'c, K: Kind> KeyState<'c, K> {
                     return;
                 }
                 // `DEL key` reads no clock: safe for any consumer.
-                effect::replicate_delete(self.ctx, name)
+                effect::replicate_delete(self.ctx, self.name)
             }
         };
         match sent {

@@ -64,7 +64,10 @@ pub trait Stored: Copy + 'static {
     /// Stores an effect payload in `key` (open for writing; it may hold
     /// anything, as before a SET or RESTORE): `RL.APPLY`. False if the
     /// payload is malformed or cannot apply to what the key holds.
-    fn apply(key: &OpenKey<'_>, ty: *mut RedisModuleType, payload: &[u8], now: Millis) -> bool;
+    ///
+    /// # Safety
+    /// `ty` is this kind's registered type.
+    unsafe fn apply(key: &OpenKey<'_>, ty: *mut RedisModuleType, payload: &[u8], now: Millis) -> bool;
     /// The keyspace event an applied payload fires on a replica, when it is
     /// not the kind's own (a lease set's release or renewal).
     #[inline]
@@ -76,26 +79,43 @@ pub trait Stored: Copy + 'static {
     /// (an aux field, written before them): then [`aux_save`](Self::aux_save)
     /// writes it and [`aux_load`](Self::aux_load) reads it back.
     const AUX: bool = false;
-    fn aux_save(_rdb: *mut RedisModuleIO) {}
-    /// False if the field is malformed or of a version this build does not know.
-    fn aux_load(_rdb: *mut RedisModuleIO, _encver: c_int) -> bool {
-        true
+    ///
+    /// # Safety
+    /// `rdb` is the IO the server passed to the running aux_save callback.
+    unsafe fn aux_save(_rdb: *mut RedisModuleIO) {}
+    /// Why not, if the field is malformed or of a version this build does
+    /// not know (the caller logs it).
+    ///
+    /// # Safety
+    /// `rdb` is the IO the server passed to the running aux_load callback.
+    unsafe fn aux_load(_rdb: *mut RedisModuleIO, _encver: c_int) -> Result<(), &'static str> {
+        Ok(())
     }
 
-    /// The value in an RDB (or DUMP payload) of encoding version `encver`;
-    /// NULL if it is malformed or of a version this build does not know.
-    fn rdb_load(rdb: *mut RedisModuleIO, encver: c_int) -> *mut c_void;
+    /// What a value of the kind holds, as a load failure names it ("state",
+    /// "log", "lease set").
+    const STATE: &'static str;
+    /// The value in an RDB (or DUMP payload) of encoding version `encver`
+    /// (ownership passes to the caller); why not, if it is malformed or of a
+    /// version this build does not know (the caller logs it).
+    ///
     /// # Safety
-    /// See the trait.
+    /// `rdb` is the IO the server passed to the running rdb_load callback.
+    unsafe fn rdb_load(rdb: *mut RedisModuleIO, encver: c_int) -> Result<*mut c_void, &'static str>;
+    /// # Safety
+    /// See the trait; `rdb` is the IO the server passed to the running
+    /// rdb_save callback.
     unsafe fn rdb_save(rdb: *mut RedisModuleIO, value: *mut c_void);
     /// Emits the commands that rebuild the value: `RL.APPLY key <payload>`
     /// (the server adds `PEXPIREAT` itself).
     ///
     /// # Safety
-    /// See the trait.
+    /// See the trait; `aof` and `key` are the ones the server passed to the
+    /// running aof_rewrite callback.
     unsafe fn aof_rewrite(aof: *mut RedisModuleIO, key: *mut RedisModuleString, value: *mut c_void);
     /// # Safety
-    /// See the trait.
+    /// See the trait; `md` is the one the server passed to the running
+    /// digest callback.
     unsafe fn digest(md: *mut RedisModuleDigest, value: *mut c_void);
     /// The value's own memory, beyond the server's per-key overhead.
     ///
@@ -128,7 +148,10 @@ pub fn payload_words<const N: usize>(payload: &[u8], tag: u8) -> Option<[u64; N]
 /// value `key` holds, or makes one if it holds none, and sets the expiry
 /// the change carries. False if the key holds something else or the change
 /// does not fit its state.
-pub fn apply_change<S: Stored>(
+///
+/// # Safety
+/// `ty` is `S`'s registered type.
+pub unsafe fn apply_change<S: Stored>(
     key: &OpenKey<'_>,
     ty: *mut RedisModuleType,
     change: &S,
@@ -143,7 +166,8 @@ pub fn apply_change<S: Stored>(
         // SAFETY: NULL: no value.
         Slot::Empty if !unsafe { S::admits(std::ptr::null_mut(), change) } => false,
         Slot::Empty => match S::create(change) {
-            Some(value) if key.set_value(ty, value) => true,
+            // SAFETY: a value of `ty` (the contract), just made, owned here.
+            Some(value) if unsafe { key.set_value(ty, value) } => true,
             // SAFETY: just made, never handed to the server.
             Some(value) => {
                 unsafe { S::free(value) };

@@ -44,12 +44,14 @@ pub struct ServerMemory;
 
 impl Memory for ServerMemory {
     fn alloc(bytes: usize) -> NonNull<u8> {
-        let p = api!(RedisModule_Alloc(bytes.max(8))).cast::<u8>();
+        // SAFETY: any size (the server aborts on OOM, never returns NULL).
+        let p = unsafe { api!(RedisModule_Alloc(bytes.max(8))) }.cast::<u8>();
         // RedisModule_Alloc aborts on OOM and never returns NULL.
         NonNull::new(p).unwrap_or_else(|| unreachable!("RedisModule_Alloc returned NULL"))
     }
     unsafe fn free(p: NonNull<u8>, _bytes: usize) {
-        api!(RedisModule_Free(p.as_ptr().cast()));
+        // SAFETY: allocated by `alloc` above (the contract).
+        unsafe { api!(RedisModule_Free(p.as_ptr().cast())) };
     }
 }
 

@@ -21,13 +21,15 @@
 
 use std::os::raw::c_int;
 
-use redis_module::raw::{self, RedisModuleString};
+use redis_module::raw;
 
 use crate::core::time::Nanos;
 use crate::core::{Change, Decision, Verdict};
 use crate::module::args::{self, ArgError};
 use crate::module::clock;
-use crate::module::ffi::{api, context_flags, has, reply_array, reply_error, reply_i64, reply_wrong_arity, Argv, Ctx};
+use crate::module::ffi::{
+    api, context_flags, has, reply_array, reply_error, reply_i64, reply_wrong_arity, Argv, Ctx, KeyName,
+};
 use crate::module::kinds::{with_kinds, Kind};
 use crate::module::reply;
 use crate::module::state::{KeyState, NOT_STORED};
@@ -57,7 +59,7 @@ pub fn command(ctx: Ctx<'_>, args: Argv<'_>) {
     // keys were refused, so no two parts alias one value.
     let mut parts: Vec<AnyPart> = Vec::with_capacity(parsed.specs.len());
     for (i, spec) in parsed.specs.iter().enumerate() {
-        match AnyPart::open(ctx, args.string(2 + i), args.bytes(2 + i), spec.limit, spec.cost, spec.refund, now) {
+        match AnyPart::open(ctx, args.key(2 + i), args.bytes(2 + i), spec.limit, spec.cost, spec.refund, now) {
             Ok(part) => parts.push(part),
             Err(wrong_type) => {
                 // Closes every key opened so far; nothing was written.
@@ -127,9 +129,11 @@ fn combined_retry<'a>(decisions: impl Iterator<Item = &'a Decision>) -> i64 {
 fn reply_all(ctx: Ctx<'_>, allowed: bool, retry_after_ms: i64, parts: &[AnyPart], map: bool) {
     if map {
         let raw = ctx.raw();
-        api!(RedisModule_ReplyWithMap(raw, 3));
+        // SAFETY: the command's context (a `Ctx`).
+        unsafe { api!(RedisModule_ReplyWithMap(raw, 3)) };
         reply::key(ctx, c"allowed");
-        api!(RedisModule_ReplyWithBool(raw, allowed as c_int));
+        // SAFETY: the command's context (a `Ctx`).
+        unsafe { api!(RedisModule_ReplyWithBool(raw, allowed as c_int)) };
         reply::key(ctx, c"retry_after_ms");
         reply_i64(ctx, retry_after_ms);
         reply::key(ctx, c"limits");
@@ -148,7 +152,8 @@ fn reply_all(ctx: Ctx<'_>, allowed: bool, retry_after_ms: i64, parts: &[AnyPart]
 /// Redis 7.0, `COMMAND GETKEYS` where no key spec applies) rather than
 /// running the command.
 fn keys_position_request(ctx: Ctx<'_>) -> bool {
-    has!(RedisModule_IsKeysPositionRequest) && api!(RedisModule_IsKeysPositionRequest(ctx.raw())) != 0
+    // SAFETY: the command's context (a `Ctx`); checked with `has!` first.
+    has!(RedisModule_IsKeysPositionRequest) && unsafe { api!(RedisModule_IsKeysPositionRequest(ctx.raw())) } != 0
 }
 
 /// Declares arguments `2..2 + numkeys` as keys, as the command's key spec
@@ -167,9 +172,13 @@ fn report_keys(ctx: Ctx<'_>, args: &Argv<'_>) {
     // numkeys <= argc - 2, so every position fits in c_int like argc does.
     for pos in 2..2 + numkeys as c_int {
         if with_flags {
-            api!(RedisModule_KeyAtPosWithFlags(ctx, pos, flags));
+            // SAFETY: the command's context, in a keys-position request; `pos` is an
+            // argument's index.
+            unsafe { api!(RedisModule_KeyAtPosWithFlags(ctx, pos, flags)) };
         } else {
-            api!(RedisModule_KeyAtPos(ctx, pos));
+            // SAFETY: the command's context, in a keys-position request; `pos` is an
+            // argument's index.
+            unsafe { api!(RedisModule_KeyAtPos(ctx, pos)) };
         }
     }
 }
@@ -210,7 +219,7 @@ impl<'c, K: Kind> Part<'c, K> {
     /// `refund`, settles it: always allowed).
     fn open(
         ctx: Ctx<'c>,
-        name: *mut RedisModuleString,
+        name: KeyName<'c>,
         key_name: &[u8],
         limiter: K,
         cost: u64,
@@ -283,7 +292,7 @@ macro_rules! any_part {
         impl<'c> AnyPart<'c> {
             fn open(
                 ctx: Ctx<'c>,
-                name: *mut RedisModuleString,
+                name: KeyName<'c>,
                 key_name: &[u8],
                 limit: Limit,
                 cost: u64,

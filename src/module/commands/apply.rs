@@ -8,7 +8,9 @@ use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use redis_module::raw;
 
 use crate::module::clock;
-use crate::module::ffi::{api, context_flags, has, log_warning, reply_error, reply_ok, reply_wrong_arity, Argv, Ctx};
+use crate::module::ffi::{
+    api, context_flags, has, log_warning, reply_error, reply_ok, reply_wrong_arity, Argv, Ctx, KeyName,
+};
 use crate::module::kinds::{self, Kind, WithKind};
 use crate::module::state::KeyState;
 
@@ -23,7 +25,7 @@ pub fn command(ctx: Ctx<'_>, args: Argv<'_>) {
         return;
     }
     let payload = args.bytes(2);
-    let apply = Apply { ctx, name: args.string(1), payload, flags };
+    let apply = Apply { ctx, name: args.key(1), payload, flags };
     let applied = payload.first().is_some_and(|&tag| kinds::by_tag(tag, apply).unwrap_or(false));
     if applied {
         // The server propagates no module command by itself, so without this
@@ -34,7 +36,8 @@ pub fn command(ctx: Ctx<'_>, args: Argv<'_>) {
         // its master's stream on to its own replicas unchanged, and nothing
         // is propagated while the AOF is loading.
         if has!(RedisModule_ReplicateVerbatim) {
-            api!(RedisModule_ReplicateVerbatim(ctx.raw()));
+            // SAFETY: the command's context (a `Ctx`); checked with `has!` above.
+            unsafe { api!(RedisModule_ReplicateVerbatim(ctx.raw())) };
         }
         reply_ok(ctx);
     } else {
@@ -59,7 +62,7 @@ pub fn command(ctx: Ctx<'_>, args: Argv<'_>) {
 /// Stores a payload of the kind its tag names.
 struct Apply<'c, 'a> {
     ctx: Ctx<'c>,
-    name: *mut redis_module::raw::RedisModuleString,
+    name: KeyName<'c>,
     payload: &'a [u8],
     flags: u32,
 }

@@ -69,7 +69,7 @@ pub fn run<K: Kind, A: for<'s> Algorithm<State<'s> = K::State<'s>, Write = K::Wr
         // RL.ACQUIRE ... WAIT: only its grammar takes WAIT.
         return wait::command(ctx, args, wait_ms);
     }
-    let mut key = match KeyState::<K>::open(ctx, args.string(1)) {
+    let mut key = match KeyState::<K>::open(ctx, args.key(1)) {
         Ok(key) => key,
         Err(e) => return reply_error(ctx, &e.message::<K>()),
     };

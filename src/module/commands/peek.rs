@@ -48,7 +48,7 @@ impl WithKind for Peek<'_> {
             Err(ArgError::WrongArity) => return reply_wrong_arity(ctx),
             Err(e) => return reply_error(ctx, &e.to_string()),
         };
-        let key = match KeyState::<K>::open_read(ctx, args.string(2)) {
+        let key = match KeyState::<K>::open_read(ctx, args.key(2)) {
             Ok(key) => key,
             Err(e) => return reply_error(ctx, &e.message::<K>()),
         };

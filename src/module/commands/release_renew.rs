@@ -61,7 +61,7 @@ fn settle(
     event: &'static CStr,
     op: impl FnOnce(Option<&LeaseBlock<&[u64]>>, u64) -> LeaseReply,
 ) {
-    let mut key = match KeyState::<Acquire>::open(ctx, args.string(1)) {
+    let mut key = match KeyState::<Acquire>::open(ctx, args.key(1)) {
         Ok(key) => key,
         Err(e) => return reply_error(ctx, &e.message::<Acquire>()),
     };

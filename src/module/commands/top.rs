@@ -58,7 +58,9 @@ pub fn help(ctx: Ctx<'_>, _args: Argv<'_>) {
     ];
     reply_array(ctx, LINES.len());
     for line in LINES {
-        api!(RedisModule_ReplyWithSimpleString(ctx.raw(), line.as_ptr()));
+        // SAFETY: the command's context (a `Ctx`); the buffer is live for the call, its
+        // length passed with it.
+        unsafe { api!(RedisModule_ReplyWithSimpleString(ctx.raw(), line.as_ptr())) };
     }
 }
 
@@ -99,7 +101,9 @@ fn reply(ctx: Ctx<'_>, hitters: &[Hitter]) {
         if h.shortened {
             key.extend_from_slice(SHORTENED);
         }
-        api!(RedisModule_ReplyWithStringBuffer(ctx.raw(), key.as_ptr().cast(), key.len()));
+        // SAFETY: the command's context (a `Ctx`); the buffer is live for the call, its
+        // length passed with it.
+        unsafe { api!(RedisModule_ReplyWithStringBuffer(ctx.raw(), key.as_ptr().cast(), key.len())) };
         reply_i64(ctx, i64::try_from(h.count).unwrap_or(i64::MAX));
         reply_i64(ctx, i64::try_from(h.error).unwrap_or(i64::MAX));
     }

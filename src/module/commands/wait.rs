@@ -44,7 +44,7 @@ use crate::module::acquire::Acquire;
 use crate::module::args::{ArgError, Options};
 use crate::module::clock;
 use crate::module::entry;
-use crate::module::ffi::{api, context_flags, has, reply_error, reply_wrong_arity, Argv, Ctx};
+use crate::module::ffi::{api, context_flags, has, reply_error, reply_wrong_arity, Argv, Ctx, OwnedString};
 use crate::module::kinds::Kind;
 use crate::module::state::KeyState;
 
@@ -120,7 +120,8 @@ pub fn after_call(ctx: Ctx<'_>, key: &[u8]) {
 }
 
 fn selected_db(ctx: Ctx<'_>) -> c_int {
-    api!(RedisModule_GetSelectedDb(ctx.raw()))
+    // SAFETY: the running callback's context (a `Ctx`).
+    unsafe { api!(RedisModule_GetSelectedDb(ctx.raw())) }
 }
 
 /// Whether clients wait on `key` of the selected database.
@@ -192,7 +193,7 @@ pub fn command(ctx: Ctx<'_>, args: Argv<'_>, wait_ms: u64) {
         return acquire_now(ctx, args);
     }
     if !has_waiters(ctx, key) {
-        let k = match KeyState::<Acquire>::open_read(ctx, args.string(1)) {
+        let k = match KeyState::<Acquire>::open_read(ctx, args.key(1)) {
             Ok(k) => k,
             Err(e) => return reply_error(ctx, &e.message::<Acquire>()),
         };
@@ -207,18 +208,23 @@ pub fn command(ctx: Ctx<'_>, args: Argv<'_>, wait_ms: u64) {
     if full {
         return reply_error(ctx, &format!("ERR too many clients wait on this key (at most {MAX_WAITERS_PER_KEY})"));
     }
-    let bc = api!(RedisModule_BlockClient(
-        ctx.raw(),
-        Some(on_reply),
-        Some(on_timeout),
-        Some(on_free),
-        i64::try_from(wait_ms).unwrap_or(i64::MAX)
-    ));
+    // SAFETY: the command's context (a `Ctx`); the callbacks are ours, with the
+    // signatures the server calls them with.
+    let bc = unsafe {
+        api!(RedisModule_BlockClient(
+            ctx.raw(),
+            Some(on_reply),
+            Some(on_timeout),
+            Some(on_free),
+            i64::try_from(wait_ms).unwrap_or(i64::MAX)
+        ))
+    };
     if bc.is_null() {
         return acquire_now(ctx, args);
     }
     if has!(RedisModule_SetDisconnectCallback) {
-        api!(RedisModule_SetDisconnectCallback(bc, Some(on_disconnect)));
+        // SAFETY: `bc` was just returned by BlockClient (checked `has!`).
+        unsafe { api!(RedisModule_SetDisconnectCallback(bc, Some(on_disconnect))) };
     }
     let seq = NEXT_SEQ.get();
     NEXT_SEQ.set(seq + 1);
@@ -234,7 +240,8 @@ pub fn command(ctx: Ctx<'_>, args: Argv<'_>, wait_ms: u64) {
     WAITS.fetch_add(1, Relaxed);
     if !TICKING.get() {
         TICKING.set(true);
-        arm(ctx.raw(), Some(TICK_MS as u64));
+        // SAFETY: the command's context, from a `Ctx`.
+        unsafe { arm(ctx.raw(), Some(TICK_MS as u64)) };
     }
 }
 
@@ -271,7 +278,7 @@ fn leave(at: &QueueKey, seq: u64) -> Option<u64> {
 /// module docs). `ctx` has the queue's database selected. The least ms
 /// until the first waiter left may fit by lease expiry alone, if any waits.
 fn wake_queue(ctx: Ctx<'_>, at: &QueueKey) -> Option<u64> {
-    let name = api!(RedisModule_CreateString(ctx.raw(), at.1.as_ptr().cast(), at.1.len()));
+    let name = OwnedString::new(ctx, &at.1);
     let now = clock::now();
     let next = QUEUES.with(|q| {
         let mut q = q.borrow_mut();
@@ -279,9 +286,11 @@ fn wake_queue(ctx: Ctx<'_>, at: &QueueKey) -> Option<u64> {
         let unblock = |w: &mut Waiter, error: Option<&'static str>| {
             w.chosen = true;
             let data = Box::into_raw(Box::new(Unblocked { at: at.clone(), seq: w.seq, error }));
-            api!(RedisModule_UnblockClient(w.bc, data.cast()));
+            // SAFETY: `w.bc` is a blocked client not yet unblocked (`chosen` is set once);
+            // the server hands `data` back to `granted`, which frees it.
+            unsafe { api!(RedisModule_UnblockClient(w.bc, data.cast())) };
         };
-        let Ok(key) = KeyState::<Acquire>::open_read(ctx, name) else {
+        let Ok(key) = KeyState::<Acquire>::open_read(ctx, name.key()) else {
             // Another type in the key: nothing can be granted there.
             for w in queue.waiters.iter_mut().filter(|w| !w.chosen) {
                 unblock(w, Some("WRONGTYPE the key no longer holds a lease set"));
@@ -319,16 +328,21 @@ fn wake_queue(ctx: Ctx<'_>, at: &QueueKey) -> Option<u64> {
         drop(key);
         next
     });
-    api!(RedisModule_FreeString(ctx.raw(), name));
+    drop(name);
     next
 }
 
 /// Arms the timer that looks at the queues again in `ms` (at most
 /// [`TICK_MS`], at least 1). The server runs module timers on its own
 /// clock; a wait that ends by lease expiry is seen at its deadline.
-fn arm(ctx: *mut RedisModuleCtx, ms: Option<u64>) {
+///
+/// # Safety
+/// `ctx` is the context of the running command or timer callback.
+unsafe fn arm(ctx: *mut RedisModuleCtx, ms: Option<u64>) {
     let ms = ms.map_or(TICK_MS, |m| (m as i64).clamp(1, TICK_MS));
-    api!(RedisModule_CreateTimer(ctx, ms, Some(on_tick), std::ptr::null_mut()));
+    // SAFETY: `ctx` is a live context (the contract); `on_tick` has the signature
+    // the server calls it with.
+    unsafe { api!(RedisModule_CreateTimer(ctx, ms, Some(on_tick), std::ptr::null_mut())) };
 }
 
 /// After a write that may have made room on `key` (a release): grants the
@@ -345,7 +359,8 @@ pub fn wake(ctx: Ctx<'_>, key: &[u8]) {
 
 /// A chosen waiter's reply: the acquire, made now, against the key's limit.
 fn granted(ctx: Ctx<'_>, args: Argv<'_>) {
-    let data = api!(RedisModule_GetBlockedClientPrivateData(ctx.raw())) as *mut Unblocked;
+    // SAFETY: the reply callback's context (a `Ctx`).
+    let data = unsafe { api!(RedisModule_GetBlockedClientPrivateData(ctx.raw())) } as *mut Unblocked;
     if data.is_null() {
         return reply_error(ctx, "ERR the wait ended without a lease");
     }
@@ -367,7 +382,8 @@ fn granted(ctx: Ctx<'_>, args: Argv<'_>) {
 /// A waiter whose timeout passed (or `CLIENT UNBLOCK`): it leaves the
 /// queue, and gets what an acquire made now gets; the next waiters may fit.
 fn timed_out(ctx: Ctx<'_>, args: Argv<'_>) {
-    let bc = api!(RedisModule_GetBlockedClientHandle(ctx.raw()));
+    // SAFETY: the timeout callback's context (a `Ctx`).
+    let bc = unsafe { api!(RedisModule_GetBlockedClientHandle(ctx.raw())) };
     let found = BLOCKED.with(|b| b.borrow().get(&(bc as usize)).cloned());
     if let Some((at, seq)) = found {
         leave(&at, seq);
@@ -383,7 +399,9 @@ fn timed_out(ctx: Ctx<'_>, args: Argv<'_>) {
     // only once the module unblocks it, however the wait ended: a timeout
     // here is never chosen (the server times out no client already
     // unblocked), so this is its one unblock.
-    api!(RedisModule_UnblockClient(bc, std::ptr::null_mut()));
+    // SAFETY: `bc` is this waiter's blocked client, not unblocked before
+    // (see above); no private data.
+    unsafe { api!(RedisModule_UnblockClient(bc, std::ptr::null_mut())) };
 }
 
 unsafe extern "C" fn on_reply(ctx: *mut RedisModuleCtx, argv: *mut *mut RedisModuleString, argc: c_int) -> c_int {
@@ -440,7 +458,12 @@ unsafe extern "C" fn on_tick(ctx: *mut RedisModuleCtx, _data: *mut c_void) {
             let keys: Vec<QueueKey> = QUEUES.with(|q| q.borrow().keys().cloned().collect());
             let mut next: Option<u64> = None;
             for at in &keys {
-                if api!(RedisModule_SelectDb(ctx.raw(), at.0)) == raw::REDISMODULE_OK as c_int {
+                // SAFETY: the timer callback's context (a `Ctx`); `at.0` is
+                // a database a command ran in. (Inside `with_ctx`'s unsafe
+                // block, but said here, where the call is.)
+                #[allow(unused_unsafe)]
+                let selected = unsafe { api!(RedisModule_SelectDb(ctx.raw(), at.0)) };
+                if selected == raw::REDISMODULE_OK as c_int {
                     if let Some(ms) = wake_queue(ctx, at) {
                         next = Some(next.map_or(ms, |n| n.min(ms)));
                     }
@@ -452,6 +475,7 @@ unsafe extern "C" fn on_tick(ctx: *mut RedisModuleCtx, _data: *mut c_void) {
     if QUEUES.with(|q| q.borrow().is_empty()) {
         TICKING.set(false);
     } else {
-        arm(ctx, next);
+        // SAFETY: the server's context for this timer.
+        unsafe { arm(ctx, next) };
     }
 }
