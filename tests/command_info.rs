@@ -266,6 +266,11 @@ fn command_docs_describe_every_command_and_argument() {
                 [[name cost type integer token COST summary the weight of this request (default 1)] \
                 [name refund type integer token REFUND summary units to give back (reserve, then settle)]]]";
     let burst = opt("burst", "BURST", "unit requests admitted back to back (default limit)");
+    let maxwait = opt(
+        "ms",
+        "MAXWAIT",
+        "book the earliest start within ms (0 to 1000000) if it does not conform now; the reply adds wait_ms",
+    );
     let peek = "[name peek type pure-token token PEEK summary answer as if consumed, but consume and write nothing flags [optional]]";
     let key = "[name key type key key_spec_index 0]";
     let int = |name: &str| format!("[name {name} type integer]");
@@ -277,7 +282,7 @@ fn command_docs_describe_every_command_and_argument() {
     assert_eq!(
         docs(&mut con, "RL.GCRA"),
         format!(
-            "[{} arguments [{key} {} {} {burst} {cost} {peek}]]",
+            "[{} arguments [{key} {} {} {burst} {cost} {maxwait} {peek}]]",
             head("RL.GCRA", "Checks and consumes a GCRA rate limit: limit per period_ms, with bursts", "O(1)"),
             int("limit"),
             int("period_ms")
@@ -286,7 +291,7 @@ fn command_docs_describe_every_command_and_argument() {
     assert_eq!(
         docs(&mut con, "RL.TOKENBUCKET"),
         format!(
-            "[{} arguments [{key} {} {} {} {cost} {peek}]]",
+            "[{} arguments [{key} {} {} {} {cost} {maxwait} {peek}]]",
             head(
                 "RL.TOKENBUCKET",
                 "Takes tokens from a bucket of capacity tokens refilled at refill_tokens per refill_period_ms",
@@ -392,11 +397,12 @@ fn command_docs_describe_every_command_and_argument() {
         int("limit"),
         int("lease_ms")
     );
+    let all_maxwait = opt("ms", "MAXWAIT", "every spec a GCRA or TOKENBUCKET: book one start for every key within ms");
     assert_eq!(
         docs(&mut con, "RL.ALL"),
         format!(
             "[{} arguments [{} [name key type key key_spec_index 0 flags [multiple]] \
-             [name spec type oneof summary one per key, in key order flags [multiple] arguments [{specs}]] {peek}]]",
+             [name spec type oneof summary one per key, in key order flags [multiple] arguments [{specs}]] {all_maxwait} {peek}]]",
             head(
                 "RL.ALL",
                 "Checks several rate limits as one decision: consumes from every key only if all allow",

@@ -123,6 +123,7 @@ fn model_decision<M: Model>(m: &mut M, now: u64, cost: u64) -> Decision {
         remaining: m.remaining(now),
         retry_after_ms,
         reset_after_ms: least(horizon, |r| m.remaining(now + r * MS) == limit),
+        wait_ms: 0,
     }
 }
 

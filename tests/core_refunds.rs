@@ -301,7 +301,7 @@ fn refunding_a_unit_at_three_per_second_restores_the_ms_boundary() {
         assert_eq!(v.change, Some(Change::Refund(None)), "reserve {c}, refund {c}");
         assert_eq!(
             v.decision,
-            Decision { allowed: true, limit: 6, remaining: 6, retry_after_ms: 0, reset_after_ms: 0 }
+            Decision { allowed: true, limit: 6, remaining: 6, retry_after_ms: 0, reset_after_ms: 0, wait_ms: 0 }
         );
     }
 }
@@ -311,7 +311,10 @@ fn a_refund_on_a_missing_key_writes_nothing_and_answers_full() {
     let g = Gcra::new(10, 1000, 10).unwrap();
     let v = g.settle(None, Nanos(T0), 5);
     assert_eq!(v.change, None);
-    assert_eq!(v.decision, Decision { allowed: true, limit: 10, remaining: 10, retry_after_ms: 0, reset_after_ms: 0 });
+    assert_eq!(
+        v.decision,
+        Decision { allowed: true, limit: 10, remaining: 10, retry_after_ms: 0, reset_after_ms: 0, wait_ms: 0 }
+    );
     let w = SlidingWindow::new(10, 1000);
     assert_eq!(w.settle(None, Nanos(T0), 5).change, None);
 }
@@ -321,9 +324,12 @@ fn a_refund_applies_to_a_drained_reading_after_a_clock_jump() {
     // A TAT a day ahead reads as drained (one span, 1000 ms); refunding 3
     // of 10 leaves 700 ms, stored from now, not from a day ahead.
     let g = Gcra::new(10, 1000, 10).unwrap();
-    let far = redis_rl::core::GcraState { tat_ns: T0 + 86_400_000 * NS_PER_MS };
+    let far = redis_rl::core::GcraState { tat_ns: T0 + 86_400_000 * NS_PER_MS, booked_ns: 0 };
     let v = g.settle(Some(far), Nanos(T0), 3);
-    assert_eq!(v.decision, Decision { allowed: true, limit: 10, remaining: 3, retry_after_ms: 0, reset_after_ms: 700 });
+    assert_eq!(
+        v.decision,
+        Decision { allowed: true, limit: 10, remaining: 3, retry_after_ms: 0, reset_after_ms: 700, wait_ms: 0 }
+    );
     assert_eq!(v.change.unwrap().write().unwrap().state.tat_ns, T0 + 700 * NS_PER_MS);
     // A window count above a lowered limit reads as the limit.
     let wide = SlidingWindow::new(100, 1000);

@@ -82,10 +82,68 @@ pub trait Algorithm: Copy {
         false
     }
 
+    /// Whether it books (`MAXWAIT`): a request that conforms within a wait
+    /// is admitted now for the instant it conforms. GCRA and the token
+    /// bucket do; the others answer as without a wait.
+    const BOOKS: bool = false;
+
+    /// The least wait (ns) after which `cost` conforms at `now`: 0 if it
+    /// does now, `None` if it never can, or if the kind does not book.
+    #[inline]
+    fn conforms_in(&self, _state: Option<Self::State<'_>>, _now: Nanos, _cost: u64) -> Option<u64> {
+        None
+    }
+
+    /// Books `cost` at `now` for `start` ns from now, at least
+    /// [`conforms_in`](Self::conforms_in): allowed, its units consumed from
+    /// then on, its `wait_ms` the start rounded up. (A kind that does not
+    /// book only ever gets a start of 0: then this is `check`.)
+    #[inline]
+    fn book(&self, state: Option<Self::State<'_>>, now: Nanos, cost: u64, _start: u64) -> Outcome<Self::Write> {
+        self.check(state, now, cost)
+    }
+
     /// [`check`](Self::check), with its write classified.
     #[inline]
     fn decide(&self, state: Option<Self::State<'_>>, now: Nanos, cost: u64) -> Verdict<Self::Write> {
-        let o = self.check(state, now, cost);
+        self.classify(self.check(state, now, cost), state, now, cost)
+    }
+
+    /// [`book`](Self::book), with its write classified.
+    #[inline]
+    fn decide_booked(&self, state: Option<Self::State<'_>>, now: Nanos, cost: u64, start: u64) -> Verdict<Self::Write> {
+        self.classify(self.book(state, now, cost, start), state, now, cost)
+    }
+
+    /// `MAXWAIT`: [`decide`](Self::decide), or, if that denies and the
+    /// request would conform within `max_wait` ns, its booking.
+    #[inline]
+    fn decide_within(
+        &self,
+        state: Option<Self::State<'_>>,
+        now: Nanos,
+        cost: u64,
+        max_wait: u64,
+    ) -> Verdict<Self::Write> {
+        let v = self.decide(state, now, cost);
+        if v.decision.allowed {
+            return v;
+        }
+        match self.conforms_in(state, now, cost) {
+            Some(start) if start <= max_wait => self.decide_booked(state, now, cost, start),
+            _ => v,
+        }
+    }
+
+    /// An outcome of `state` at `now` for `cost`, its write classified.
+    #[inline]
+    fn classify(
+        &self,
+        o: Outcome<Self::Write>,
+        state: Option<Self::State<'_>>,
+        now: Nanos,
+        cost: u64,
+    ) -> Verdict<Self::Write> {
         let consumes = o.decision.allowed && cost > 0;
         let change = match o.write {
             Some(w) => Some(if consumes { Change::Consume(w) } else { Change::Repair(w) }),
@@ -122,6 +180,15 @@ impl Algorithm for Gcra {
     fn refund(&self, state: GcraState, now: Nanos, units: u64) -> Outcome<GcraState> {
         Gcra::refund(self, state, now.0, units)
     }
+    const BOOKS: bool = true;
+    #[inline]
+    fn conforms_in(&self, state: Option<GcraState>, now: Nanos, cost: u64) -> Option<u64> {
+        Gcra::conforms_in(self, state, now.0, cost)
+    }
+    #[inline]
+    fn book(&self, state: Option<GcraState>, now: Nanos, cost: u64, start: u64) -> Outcome<GcraState> {
+        Gcra::book(self, state, now.0, cost, start)
+    }
 }
 
 impl Algorithm for TokenBucket {
@@ -137,6 +204,15 @@ impl Algorithm for TokenBucket {
     #[inline]
     fn refund(&self, state: TokenBucketState, now: Nanos, units: u64) -> Outcome<TokenBucketState> {
         TokenBucket::refund(self, state, now.0, units)
+    }
+    const BOOKS: bool = true;
+    #[inline]
+    fn conforms_in(&self, state: Option<TokenBucketState>, now: Nanos, cost: u64) -> Option<u64> {
+        TokenBucket::conforms_in(self, state, now.0, cost)
+    }
+    #[inline]
+    fn book(&self, state: Option<TokenBucketState>, now: Nanos, cost: u64, start: u64) -> Outcome<TokenBucketState> {
+        TokenBucket::book(self, state, now.0, cost, start)
     }
 }
 
@@ -225,7 +301,7 @@ mod tests {
         assert_eq!(g.decide(None, T0, 0).change, None);
         assert_eq!(g.decide(None, T0, 11).change, None);
         // A state a day ahead: read as drained, and stored so (a repair).
-        let far = Some(GcraState { tat_ns: T0.0 + 86_400_000_000_000_000 });
+        let far = Some(GcraState { tat_ns: T0.0 + 86_400_000_000_000_000, booked_ns: 0 });
         for cost in [0, 1, 11] {
             assert!(matches!(g.decide(far, T0, cost).change, Some(Change::Repair(_))), "cost {cost}");
         }

@@ -1,4 +1,5 @@
-//! What every limiter answers: the five fields of the reply, as plain data.
+//! What every limiter answers: the five fields of the reply (and `MAXWAIT`'s
+//! sixth, `wait_ms`), as plain data.
 
 use super::time::Millis;
 
@@ -17,6 +18,10 @@ pub struct Decision {
     pub retry_after_ms: i64,
     /// Whole ms until the limiter is full again (remaining == limit); 0 if full.
     pub reset_after_ms: u64,
+    /// `MAXWAIT` (a booking): the whole ms, rounded up, after which an
+    /// allowed request starts; 0 when it starts now, and for every other call.
+    /// Only a call with `MAXWAIT` replies with it.
+    pub wait_ms: u64,
 }
 
 /// A decision plus the state to store, if the call consumed anything.
@@ -28,6 +33,17 @@ pub struct Outcome<S> {
     /// limiter is full again, which is when the key may expire. A PEEK call
     /// computes the same outcome and simply does not store it.
     pub write: Option<Write<S>>,
+}
+
+impl<S> Outcome<S> {
+    /// The same outcome with its state in another form.
+    #[inline]
+    pub fn map_state<T: From<S>>(self) -> Outcome<T> {
+        Outcome {
+            decision: self.decision,
+            write: self.write.map(|w| Write { state: w.state.into(), expire_at: w.expire_at }),
+        }
+    }
 }
 
 /// A state to store and the key's absolute expiry.

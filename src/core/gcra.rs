@@ -28,7 +28,8 @@
 //! (remaining, retry-after, reset-after) is exact integer arithmetic on the
 //! backlog, in 64 bits where the products fit and 128 bits otherwise.
 
-use super::decision::{Outcome, ParamError, Write};
+use super::decision::{Outcome, ParamError};
+use super::schedule::Ahead;
 pub use super::schedule::Schedule;
 
 /// `RL.GCRA key limit period_ms [BURST n]`: `limit` per `period_ms`, with up
@@ -38,10 +39,27 @@ pub struct Gcra {
     schedule: Schedule,
 }
 
-/// The stored state of a GCRA key: the theoretical arrival time, ns since the epoch.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// The stored state of a GCRA key: the theoretical arrival time, ns since
+/// the epoch, and how far bookings (`MAXWAIT`) ran it beyond a drained
+/// limiter (0 without bookings; see `schedule`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct GcraState {
     pub tat_ns: u64,
+    pub booked_ns: u64,
+}
+
+impl From<GcraState> for Ahead {
+    #[inline]
+    fn from(s: GcraState) -> Ahead {
+        Ahead { full_at: s.tat_ns, booked: s.booked_ns }
+    }
+}
+
+impl From<Ahead> for GcraState {
+    #[inline]
+    fn from(a: Ahead) -> GcraState {
+        GcraState { tat_ns: a.full_at, booked_ns: a.booked }
+    }
 }
 
 impl Gcra {
@@ -60,21 +78,23 @@ impl Gcra {
 
     /// Decide `cost` at `now_ns` (ns since the epoch).
     pub fn check(&self, state: Option<GcraState>, now_ns: u64, cost: u64) -> Outcome<GcraState> {
-        let o = self.schedule.check(state.map(|s| s.tat_ns), now_ns, cost);
-        Outcome {
-            decision: o.decision,
-            write: o.write.map(|w| Write { state: GcraState { tat_ns: w.state }, expire_at: w.expire_at }),
-        }
+        self.schedule.check(state.map(Ahead::from), now_ns, cost).map_state()
+    }
+
+    /// The least wait (ns) after which `cost` conforms at `now_ns`; `None`: never.
+    pub fn conforms_in(&self, state: Option<GcraState>, now_ns: u64, cost: u64) -> Option<u64> {
+        self.schedule.conforms_in(state.map(Ahead::from), now_ns, cost)
+    }
+
+    /// Books `cost` at `now_ns` to start `start_ns` from now ([`Schedule::book`]).
+    pub fn book(&self, state: Option<GcraState>, now_ns: u64, cost: u64, start_ns: u64) -> Outcome<GcraState> {
+        self.schedule.book(state.map(Ahead::from), now_ns, cost, start_ns).map_state()
     }
 
     /// Give `units` back at `now_ns`: the TAT moves back by their time,
     /// never before now ([`Schedule::refund`]; `write: None`: full).
     pub fn refund(&self, state: GcraState, now_ns: u64, units: u64) -> Outcome<GcraState> {
-        let o = self.schedule.refund(state.tat_ns, now_ns, units);
-        Outcome {
-            decision: o.decision,
-            write: o.write.map(|w| Write { state: GcraState { tat_ns: w.state }, expire_at: w.expire_at }),
-        }
+        self.schedule.refund(state.into(), now_ns, units).map_state()
     }
 }
 
@@ -157,11 +177,11 @@ mod tests {
         let g = Gcra::new(10, 1000, 10).unwrap();
         let now = t0();
         // A TAT a day ahead (the clock jumped back a day).
-        let far = Some(GcraState { tat_ns: now + 86_400_000 * NS_MS });
+        let far = Some(GcraState { tat_ns: now + 86_400_000 * NS_MS, booked_ns: 0 });
         let o = g.check(far, now, 1);
         assert_eq!(
             o.decision,
-            Decision { allowed: false, limit: 10, remaining: 0, retry_after_ms: 100, reset_after_ms: 1000 }
+            Decision { allowed: false, limit: 10, remaining: 0, retry_after_ms: 100, reset_after_ms: 1000, wait_ms: 0 }
         );
         // Denied, but the drained state is stored, so the key is full again
         // after one span rather than after a day.
@@ -179,7 +199,7 @@ mod tests {
     #[test]
     fn a_state_in_the_past_is_idle() {
         let g = Gcra::new(10, 1000, 10).unwrap();
-        let o = g.check(Some(GcraState { tat_ns: t0() - 86_400_000 * NS_MS }), t0(), 1);
+        let o = g.check(Some(GcraState { tat_ns: t0() - 86_400_000 * NS_MS, booked_ns: 0 }), t0(), 1);
         assert_eq!(o.decision.remaining, 9);
         assert_eq!(o.write.unwrap().state.tat_ns, t0() + 100 * NS_MS);
     }
@@ -298,5 +318,144 @@ mod tests {
         assert!(Gcra::new(3, 1_000_000_000_000, 3).is_ok());
         assert!(Gcra::new(3, 1_000_000_000_000, 4).is_err());
         let _ = MS;
+    }
+
+    /// `MAXWAIT`: `decide_within` at the core, as a command calls it.
+    fn within(g: &Gcra, state: Option<GcraState>, now: u64, cost: u64, max_wait_ms: u64) -> Outcome<GcraState> {
+        let o = g.check(state, now, cost);
+        if o.decision.allowed {
+            return o;
+        }
+        match g.conforms_in(state, now, cost) {
+            Some(start) if start <= max_wait_ms * NS_MS => g.book(state, now, cost, start),
+            _ => o,
+        }
+    }
+
+    #[test]
+    fn bookings_on_a_fresh_key_start_one_emission_interval_apart() {
+        // 10 per second, BURST 1: one every 100 ms.
+        let g = Gcra::new(10, 1000, 1).unwrap();
+        let mut state = None;
+        for k in 0..=10u64 {
+            let o = within(&g, state, t0(), 1, 1000);
+            assert!(o.decision.allowed, "booking {k}");
+            assert_eq!(o.decision.wait_ms, 100 * k, "booking {k}");
+            assert_eq!(o.decision.retry_after_ms, 0);
+            assert_eq!(o.decision.remaining, 0);
+            assert_eq!(o.decision.reset_after_ms, 100 * (k + 1));
+            let w = o.write.expect("a booking consumes");
+            assert_eq!(w.state.tat_ns, t0() + 100 * (k + 1) * NS_MS);
+            // How far beyond a drained limiter (100 ms) the bookings reach.
+            assert_eq!(w.state.booked_ns, 100 * k * NS_MS);
+            state = Some(w.state);
+        }
+        // The twelfth would start in 1100 ms: beyond MAXWAIT, denied as
+        // without it, and nothing is booked.
+        let o = within(&g, state, t0(), 1, 1000);
+        assert!(!o.decision.allowed);
+        assert_eq!((o.decision.retry_after_ms, o.decision.wait_ms), (1100, 0));
+        assert_eq!(o.write, None);
+        // A call without MAXWAIT reads the bookings exactly.
+        let d = g.check(state, t0() + 500 * NS_MS, 1).decision;
+        assert_eq!((d.allowed, d.retry_after_ms, d.reset_after_ms), (false, 600, 600));
+        assert!(!g.check(state, t0() + 1099 * NS_MS, 1).decision.allowed);
+        let o = g.check(state, t0() + 1100 * NS_MS, 1);
+        assert!(o.decision.allowed);
+        // Once the bookings have started the state is a plain one again.
+        assert_eq!(o.write.unwrap().state.booked_ns, 0);
+    }
+
+    #[test]
+    fn a_booking_waits_for_the_idle_limiter_when_its_cost_is_the_whole_burst() {
+        let g = Gcra::new(10, 1000, 5).unwrap();
+        let s = g.check(None, t0(), 1).write.map(|w| w.state);
+        // Cost 5 (the burst) after 1: conforms when idle again, 100 ms.
+        assert_eq!(g.conforms_in(s, t0(), 5), Some(100 * NS_MS));
+        let o = within(&g, s, t0(), 5, 100);
+        assert_eq!((o.decision.allowed, o.decision.wait_ms), (true, 100));
+        assert_eq!(o.write.unwrap().state.tat_ns, t0() + 600 * NS_MS);
+        // Above the burst: never, whatever the wait.
+        assert_eq!(g.conforms_in(s, t0(), 6), None);
+        let o = within(&g, s, t0(), 6, 1_000_000);
+        assert_eq!((o.decision.allowed, o.decision.retry_after_ms, o.write), (false, -1, None));
+        // MAXWAIT 0 books nothing that does not conform now.
+        assert!(!within(&g, s, t0(), 5, 0).decision.allowed);
+    }
+
+    #[test]
+    fn booked_starts_never_run_faster_than_the_rate() {
+        // Replay every booked start, at its exact instant, through the
+        // same limiter without bookings: each one conforms there, so over
+        // any window the starts keep the rate and the burst.
+        for (limit, period_ms, burst) in [(10, 1000, 1), (10, 1000, 4), (3, 1000, 2), (7, 1, 7)] {
+            let g = Gcra::new(limit, period_ms, burst).unwrap();
+            let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+            let mut rand = |n: u64| {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                seed % n
+            };
+            let (mut state, mut now, mut starts) = (None, t0(), Vec::new());
+            for _ in 0..2000 {
+                now += rand(3 * period_ms * NS_MS / limit);
+                let cost = 1 + rand(burst);
+                let wait = g.conforms_in(state, now, cost).unwrap();
+                let o = within(&g, state, now, cost, 5 * period_ms);
+                if o.decision.allowed {
+                    assert_eq!(o.decision.wait_ms, wait.div_ceil(NS_MS));
+                    starts.push((now + wait, cost));
+                    state = o.write.map(|w| w.state);
+                } else {
+                    assert!(wait > 5 * period_ms * NS_MS && o.write.is_none());
+                }
+            }
+            let mut replay = None;
+            for (k, &(at, cost)) in starts.iter().enumerate() {
+                let o = g.check(replay, at, cost);
+                assert!(o.decision.allowed, "{limit}/{period_ms} ms burst {burst}: start {k} at {at}");
+                replay = o.write.map(|w| w.state).or(replay);
+            }
+            assert!(starts.len() > 100);
+        }
+    }
+
+    #[test]
+    fn a_backward_jump_on_a_booked_key_blocks_it_no_longer_than_drained_plus_its_booking() {
+        let g = Gcra::new(10, 1000, 1).unwrap();
+        let mut state = None;
+        for _ in 0..5 {
+            state = within(&g, state, t0(), 1, 1000).write.map(|w| w.state);
+        }
+        let s = state.unwrap();
+        assert_eq!((s.tat_ns - t0(), s.booked_ns), (500 * NS_MS, 400 * NS_MS));
+        // The clock jumps back an hour: the key reads as drained plus its
+        // booking (500 ms), not as an hour and 500 ms, and is repaired so.
+        let back = t0() - 3_600_000 * NS_MS;
+        let o = g.check(state, back, 1);
+        assert_eq!((o.decision.allowed, o.decision.retry_after_ms), (false, 500));
+        let w = o.write.expect("a repair");
+        assert_eq!((w.state.tat_ns, w.state.booked_ns), (back + 500 * NS_MS, 400 * NS_MS));
+        // A plain key after the same jump: drained, 100 ms.
+        let plain = g.check(None, t0(), 1).write.map(|w| w.state);
+        assert_eq!(g.check(plain, back, 1).decision.retry_after_ms, 100);
+        // A corrupt booking beyond MAXWAIT's longest is read as that longest.
+        let wild = GcraState { tat_ns: t0() + 86_400_000 * NS_MS, booked_ns: u64::MAX };
+        assert_eq!(g.check(Some(wild), t0(), 1).decision.retry_after_ms, 100 + 1_000_000);
+    }
+
+    #[test]
+    fn a_refund_gives_back_a_booking() {
+        let g = Gcra::new(10, 1000, 1).unwrap();
+        let mut state = None;
+        for _ in 0..3 {
+            state = within(&g, state, t0(), 1, 1000).write.map(|w| w.state);
+        }
+        let o = g.refund(state.unwrap(), t0(), 1);
+        let w = o.write.unwrap();
+        assert_eq!((w.state.tat_ns - t0(), w.state.booked_ns), (200 * NS_MS, 100 * NS_MS));
+        // The next booking takes the freed place.
+        assert_eq!(within(&g, Some(w.state), t0(), 1, 1000).decision.wait_ms, 200);
     }
 }

@@ -853,6 +853,7 @@ impl Leases {
             remaining: limit.saturating_sub(live),
             retry_after_ms: retry,
             reset_after_ms: reset,
+            wait_ms: 0,
         };
         // A call that writes nothing of its own: a repair at most.
         let read_only = |allowed: bool, retry: i64| {

@@ -556,6 +556,7 @@ impl SlidingLog {
             remaining: self.limit.saturating_sub(view.total),
             retry_after_ms,
             reset_after_ms: reset_ns.div_ceil(NS_PER_MS),
+            wait_ms: 0,
         };
         let change = writes.then(|| LogChange {
             kind,

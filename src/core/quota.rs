@@ -106,6 +106,7 @@ impl Quota {
             remaining: self.limit - count,
             retry_after_ms: retry,
             reset_after_ms: if count > 0 { Self::to_end(w, now_ns) } else { 0 },
+            wait_ms: 0,
         }
     }
 

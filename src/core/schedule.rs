@@ -2,9 +2,30 @@
 //! `count` per `period`, kept as the time (ns since the epoch) at which the
 //! limiter is full again. The terms, the charge of a decision and the
 //! admission rule are explained in `gcra`.
+//!
+//! Bookings (`MAXWAIT`, see [`Schedule::conforms_in`] and [`Schedule::book`]):
+//! a request that would conform within its wait is admitted now for the
+//! earliest instant it conforms, as if it had arrived then. Its charge runs
+//! the schedule further ahead than a drained limiter (the span), by at most
+//! the wait; the state keeps how far (`booked`), so that later calls read
+//! the bookings exactly instead of taking them for a backward clock jump.
+//! A state further ahead than the span plus that still reads as drained
+//! plus it: no key is blocked longer than a drained limiter plus the
+//! longest wait booked on it.
 
 use super::decision::{Decision, Outcome, Write};
 use super::time::{ceil_ms_ns, expiry_ms, mul_div_ceil, mul_div_floor, Millis, MAX_PERIOD_MS, MAX_SPAN_MS, NS_PER_MS};
+
+/// What a schedule stores.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Ahead {
+    /// When the limiter is full again, ns since the epoch.
+    pub full_at: u64,
+    /// How far beyond the span bookings ran the schedule ahead when it was
+    /// written (ns; 0 without bookings, and once they have started): a
+    /// lead up to the span plus this is read exactly.
+    pub booked: u64,
+}
 
 /// A validated schedule: `burst` units, refilled `count` per `period_ns`.
 /// GCRA and the token bucket are both such schedules; they differ in how
@@ -125,28 +146,52 @@ impl Schedule {
     /// rounding stays: at most 1 ns.
     ///
     /// [`refund_ns`]: Self::refund_ns
-    pub fn refund(&self, full_at: u64, now: u64, units: u64) -> Outcome<u64> {
-        let (backlog, _) = self.read(full_at.saturating_sub(now));
+    pub fn refund(&self, state: Ahead, now: u64, units: u64) -> Outcome<Ahead> {
+        let (backlog, _) = self.backlog(Some(state), now);
         // backlog <= ceil(x) <=> backlog - 1 < x, for x = units * P / L.
         let covered = self.period_ns >= self.count
             && u128::from(backlog.saturating_sub(1)) * u128::from(self.count)
                 < u128::from(units) * u128::from(self.period_ns);
         let after = if covered { 0 } else { backlog - self.refund_ns(units, backlog) };
-        Outcome { decision: self.allowed(after), write: (after > 0).then(|| write_at(now, after)) }
+        Outcome { decision: self.allowed(after), write: (after > 0).then(|| self.write_at(now, after)) }
     }
 
     /// The backlog a stored lead of `ahead` ns over now reads as, and
     /// whether that reading must be stored (a repair). A lead further than
     /// any valid state has can only come from a backward clock jump or
     /// tightened parameters: it reads as drained, never as idle.
+    ///
+    /// Bookings run a schedule up to `booked` ns beyond the span: that far
+    /// is read exactly, and a lead further still as drained plus `booked`.
     #[inline]
-    fn read(&self, ahead: u64) -> (u64, bool) {
+    fn read(&self, ahead: u64, booked: u64) -> (u64, bool) {
         if ahead <= self.allow_ns {
             (ahead, false)
         } else {
-            let span = self.span_ns();
-            (ahead.min(span), ahead > span)
+            // span <= 10^18 + 2^32 and booked <= MAX_BOOKING_NS: no overflow.
+            let most = self.span_ns() + booked.min(MAX_BOOKING_NS);
+            (ahead.min(most), ahead > most)
         }
+    }
+
+    /// The backlog a stored state (`None`: a missing key) reads as at
+    /// `now`, and whether the reading must be stored (a repair).
+    #[inline]
+    fn backlog(&self, state: Option<Ahead>, now: u64) -> (u64, bool) {
+        match state {
+            None => (0, false),
+            Some(s) => self.read(s.full_at.saturating_sub(now), s.booked),
+        }
+    }
+
+    /// The state that leaves `backlog` ns at `now`, and the key's expiry:
+    /// the time the limiter is full again, rounded up to a whole ms
+    /// ([`expiry_ms`]); bookings keep how far beyond the span they reach.
+    #[inline]
+    fn write_at(&self, now: u64, backlog: u64) -> Write<Ahead> {
+        let full_at = now.saturating_add(backlog);
+        let booked = backlog.saturating_sub(self.span_ns());
+        Write { state: Ahead { full_at, booked }, expire_at: Millis(expiry_ms(full_at)) }
     }
 
     /// The reply of an allowed call that leaves `after` ns of backlog.
@@ -158,12 +203,13 @@ impl Schedule {
             remaining: self.remaining_at(after),
             retry_after_ms: 0,
             reset_after_ms: ceil_ms_ns(after),
+            wait_ms: 0,
         }
     }
 
     /// Decide a request of `cost` units at `now` (ns), given the stored time
     /// at which the limiter is full again (`None` for a missing key).
-    pub fn check(&self, full_at: Option<u64>, now: u64, cost: u64) -> Outcome<u64> {
+    pub fn check(&self, state: Option<Ahead>, now: u64, cost: u64) -> Outcome<Ahead> {
         // The backlog: how far the schedule runs ahead of now. A stored time
         // in the past is an idle limiter. One further ahead than any valid
         // state can only come from a backward clock jump or tightened
@@ -172,7 +218,7 @@ impl Schedule {
         // span from now. Without that write every later read would find the
         // same far-future time and the key would stay blocked until the
         // clock caught up.
-        let (backlog, repair) = self.read(full_at.map_or(0, |tat| tat.saturating_sub(now)));
+        let (backlog, repair) = self.backlog(state, now);
         let denied = |retry_after_ms: i64| Outcome {
             decision: Decision {
                 allowed: false,
@@ -180,8 +226,9 @@ impl Schedule {
                 remaining: self.remaining_at(backlog),
                 retry_after_ms,
                 reset_after_ms: ceil_ms_ns(backlog),
+                wait_ms: 0,
             },
-            write: repair.then(|| write_at(now, backlog)),
+            write: repair.then(|| self.write_at(now, backlog)),
         };
 
         if cost > self.burst {
@@ -191,21 +238,57 @@ impl Schedule {
         // both at most 10^18 + 2^32, so the sum fits.
         let after = backlog + self.charge_ns(cost);
         if after <= self.allow_ns || backlog == 0 {
-            Outcome { decision: self.allowed(after), write: (cost > 0 || repair).then(|| write_at(now, after)) }
+            Outcome { decision: self.allowed(after), write: (cost > 0 || repair).then(|| self.write_at(now, after)) }
         } else {
-            // The least wait after which it conforms: when the backlog has
-            // shrunk by after - allow, or when the limiter is idle.
-            let wait = (after - self.allow_ns).min(backlog);
-            // wait <= span: at most 10^12 ms, fits i64.
-            denied(ceil_ms_ns(wait) as i64)
+            // wait <= span + MAX_BOOKING_NS: far below 2^63 ms, fits i64.
+            denied(ceil_ms_ns(self.wait_ns(backlog, after)) as i64)
         }
+    }
+
+    /// The least wait after which a request that leaves `after` ns of
+    /// backlog from `backlog` conforms: when the backlog has shrunk by
+    /// `after - allow`, or when the limiter is idle.
+    #[inline]
+    fn wait_ns(&self, backlog: u64, after: u64) -> u64 {
+        if after <= self.allow_ns || backlog == 0 {
+            0
+        } else {
+            (after - self.allow_ns).min(backlog)
+        }
+    }
+
+    /// The least wait (ns) after which a request of `cost` at `now`
+    /// conforms, as [`check`](Self::check) reads the state: 0 if it does
+    /// now, `None` if it never can (`cost` above the burst).
+    pub fn conforms_in(&self, state: Option<Ahead>, now: u64, cost: u64) -> Option<u64> {
+        if cost > self.burst {
+            return None;
+        }
+        let (backlog, _) = self.backlog(state, now);
+        Some(self.wait_ns(backlog, backlog + self.charge_ns(cost)))
+    }
+
+    /// Books a request of `cost` at `now` for `start` ns from now, which is
+    /// at least [`conforms_in`](Self::conforms_in) (and at most
+    /// [`MAX_BOOKING_NS`]): it is decided as if it arrived then, its units
+    /// consumed from then on, so no later request can take them. The
+    /// decision is allowed, its `wait_ms` the start rounded up to whole ms.
+    /// A cost of 0 books nothing: it writes only a repair.
+    pub fn book(&self, state: Option<Ahead>, now: u64, cost: u64, start: u64) -> Outcome<Ahead> {
+        let (backlog, repair) = self.backlog(state, now);
+        let start = start.min(MAX_BOOKING_NS);
+        // Arriving at now + start: the schedule runs from then, or from
+        // its backlog if that is further.
+        let from = backlog.max(start);
+        // cost <= burst (conforms_in): both terms below 10^18 + 2^32 + 10^15.
+        let after = from + self.charge_ns(cost.min(self.burst));
+        let mut decision = self.allowed(after);
+        decision.wait_ms = ceil_ms_ns(start);
+        let write =
+            if cost > 0 { Some(self.write_at(now, after)) } else { repair.then(|| self.write_at(now, backlog)) };
+        Outcome { decision, write }
     }
 }
 
-/// The state that leaves `backlog` ns at `now`, and the key's expiry: the
-/// time the limiter is full again, rounded up to a whole ms ([`expiry_ms`]).
-#[inline]
-fn write_at(now: u64, backlog: u64) -> Write<u64> {
-    let state = now.saturating_add(backlog);
-    Write { state, expire_at: Millis(expiry_ms(state)) }
-}
+/// The longest booking: `MAXWAIT`'s largest value, 10^6 ms, in ns.
+pub const MAX_BOOKING_NS: u64 = 1_000_000 * NS_PER_MS;

@@ -88,6 +88,7 @@ impl SlidingWindow {
                     remaining: remaining(cur) as u64,
                     retry_after_ms: -1,
                     reset_after_ms: ceil_ms(reset_us(cur)),
+                    wait_ms: 0,
                 },
                 write: repair.then(|| self.write(start_ms, cur, prev)),
             };
@@ -104,6 +105,7 @@ impl SlidingWindow {
                     remaining: remaining(after) as u64,
                     retry_after_ms: 0,
                     reset_after_ms: ceil_ms(reset_us(after)),
+                    wait_ms: 0,
                 },
                 write,
             };
@@ -133,6 +135,7 @@ impl SlidingWindow {
                 // wait_us <= 2 W <= 2 * 10^15: fits.
                 retry_after_ms: ceil_ms(wait_us as u64) as i64,
                 reset_after_ms: ceil_ms(reset_us(cur)),
+                wait_ms: 0,
             },
             write: repair.then(|| self.write(start_ms, cur, prev)),
         }

@@ -11,8 +11,9 @@
 //! [`super::gcra::Schedule`]); the token bucket is the description that users
 //! reason about as capacity and refill.
 
-use super::decision::{Outcome, ParamError, Write};
+use super::decision::{Outcome, ParamError};
 use super::gcra::Schedule;
+use super::schedule::Ahead;
 
 /// `RL.TOKENBUCKET key capacity refill_tokens refill_period_ms`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -20,10 +21,27 @@ pub struct TokenBucket {
     schedule: Schedule,
 }
 
-/// The stored state of a token-bucket key: when the bucket is full again.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// The stored state of a token-bucket key: when the bucket is full again,
+/// and how far bookings (`MAXWAIT`) ran it beyond an empty bucket (0
+/// without bookings; see `schedule`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct TokenBucketState {
     pub full_at_ns: u64,
+    pub booked_ns: u64,
+}
+
+impl From<TokenBucketState> for Ahead {
+    #[inline]
+    fn from(s: TokenBucketState) -> Ahead {
+        Ahead { full_at: s.full_at_ns, booked: s.booked_ns }
+    }
+}
+
+impl From<Ahead> for TokenBucketState {
+    #[inline]
+    fn from(a: Ahead) -> TokenBucketState {
+        TokenBucketState { full_at_ns: a.full_at, booked_ns: a.booked }
+    }
 }
 
 impl TokenBucket {
@@ -41,21 +59,29 @@ impl TokenBucket {
 
     /// A missing key is a full bucket. `now_ns`: ns since the epoch.
     pub fn check(&self, state: Option<TokenBucketState>, now_ns: u64, cost: u64) -> Outcome<TokenBucketState> {
-        let o = self.schedule.check(state.map(|s| s.full_at_ns), now_ns, cost);
-        Outcome {
-            decision: o.decision,
-            write: o.write.map(|w| Write { state: TokenBucketState { full_at_ns: w.state }, expire_at: w.expire_at }),
-        }
+        self.schedule.check(state.map(Ahead::from), now_ns, cost).map_state()
+    }
+
+    /// The least wait (ns) after which `cost` tokens are there at `now_ns`; `None`: never.
+    pub fn conforms_in(&self, state: Option<TokenBucketState>, now_ns: u64, cost: u64) -> Option<u64> {
+        self.schedule.conforms_in(state.map(Ahead::from), now_ns, cost)
+    }
+
+    /// Books `cost` tokens at `now_ns`, taken `start_ns` from now ([`Schedule::book`]).
+    pub fn book(
+        &self,
+        state: Option<TokenBucketState>,
+        now_ns: u64,
+        cost: u64,
+        start_ns: u64,
+    ) -> Outcome<TokenBucketState> {
+        self.schedule.book(state.map(Ahead::from), now_ns, cost, start_ns).map_state()
     }
 
     /// Put `units` tokens back at `now_ns`, never above capacity
     /// ([`Schedule::refund`]; `write: None`: full).
     pub fn refund(&self, state: TokenBucketState, now_ns: u64, units: u64) -> Outcome<TokenBucketState> {
-        let o = self.schedule.refund(state.full_at_ns, now_ns, units);
-        Outcome {
-            decision: o.decision,
-            write: o.write.map(|w| Write { state: TokenBucketState { full_at_ns: w.state }, expire_at: w.expire_at }),
-        }
+        self.schedule.refund(state.into(), now_ns, units).map_state()
     }
 }
 
@@ -124,5 +150,22 @@ mod tests {
         assert!(TokenBucket::new(3, 3, 1_000_000_000_000).is_ok());
         assert!(TokenBucket::new(1001, 1, 1_000_000_000).is_err());
         assert!(TokenBucket::new(u32::MAX as u64, u32::MAX as u64, 1_000_000_000_000).is_ok());
+    }
+
+    #[test]
+    fn a_booking_takes_tokens_before_they_are_there() {
+        // 5 tokens, 2 a second: after emptying it, 3 tokens are booked for
+        // 1.5 s from now; the next token is there 2 s from now.
+        let b = TokenBucket::new(5, 2, 1000).unwrap();
+        let t0 = crate::core::table::T0 * NS_PER_US;
+        let empty = b.check(None, t0, 5).write.map(|w| w.state);
+        let start = b.conforms_in(empty, t0, 3).unwrap();
+        assert_eq!(start, 1_500_000_000);
+        let o = b.book(empty, t0, 3, start);
+        assert_eq!((o.decision.allowed, o.decision.wait_ms, o.decision.remaining), (true, 1500, 0));
+        let booked = o.write.unwrap().state;
+        assert_eq!((booked.full_at_ns - t0, booked.booked_ns), (4_000_000_000, 1_500_000_000));
+        let d = b.check(Some(booked), t0, 1).decision;
+        assert_eq!((d.allowed, d.retry_after_ms, d.reset_after_ms), (false, 2000, 4000));
     }
 }

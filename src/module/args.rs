@@ -11,7 +11,7 @@ use std::fmt;
 use std::marker::PhantomData;
 
 use crate::core::lease::{LeaseId, MAX_ID_LEN};
-use crate::core::time::{MAX_COUNT, MAX_PERIOD_MS};
+use crate::core::time::{MAX_COUNT, MAX_PERIOD_MS, NS_PER_MS};
 use crate::core::ParamError;
 
 /// Why a call's arguments were refused. Nothing is read or written before
@@ -66,6 +66,9 @@ pub enum ArgError {
     IdLength(&'static str),
     /// `WAIT` where the command does not wait (`RL.ALL`, `RL.PEEK`): why.
     NoWait(&'static str),
+    /// `MAXWAIT` where nothing books (a kind other than GCRA and the token
+    /// bucket, inside an RL.ALL spec): why.
+    NoMaxWait(&'static str),
     /// A duration given with a unit (`1s`): `ms`, what it is in ms.
     DurationUnit {
         arg: &'static str,
@@ -89,6 +92,7 @@ impl fmt::Display for ArgError {
             ArgError::Repeated(arg) => write!(f, "ERR syntax error: {arg} given more than once"),
             ArgError::IdLength(arg) => write!(f, "ERR {arg} must be 1 to {MAX_ID_LEN} bytes"),
             ArgError::NoWait(why) => write!(f, "ERR syntax error: WAIT is not accepted here: {why}"),
+            ArgError::NoMaxWait(why) => write!(f, "ERR syntax error: MAXWAIT is not accepted here: {why}"),
             ArgError::DurationUnit { arg, ms: Some(ms) } => {
                 write!(f, "ERR {arg} is not an integer: durations are whole milliseconds (that is {ms})")
             }
@@ -219,7 +223,12 @@ pub struct Options {
     pub peek: bool,
     /// `WAIT timeout_ms` (RL.ACQUIRE only): block until the lease is granted.
     pub wait_ms: Option<u64>,
+    /// `MAXWAIT ms` (GCRA, the token bucket): book a start within `ms`.
+    pub max_wait_ms: Option<u64>,
 }
+
+/// Why `MAXWAIT` is refused on a kind that does not book.
+pub const BOOKS_ONLY: &str = "only GCRA and TOKENBUCKET book a start (RL.ACQUIRE waits with WAIT)";
 
 /// The one argument cursor: every kind's grammar reads its arguments
 /// through it, whether they follow the kind's own command, `RL.PEEK` or a
@@ -236,6 +245,8 @@ pub struct Cursor<'a, F> {
     peek: bool,
     /// Whether `REFUND` is one of the options.
     refund: bool,
+    /// Whether `MAXWAIT` is (the booking kinds, outside RL.ALL's specs).
+    booking: bool,
     bytes: PhantomData<&'a [u8]>,
 }
 
@@ -248,12 +259,12 @@ impl<'a, F: Fn(usize) -> &'a [u8]> Cursor<'a, F> {
         if len < from + positionals {
             return Err(ArgError::WrongArity);
         }
-        Ok(Self { arg, at: from, end: len, spec: None, peek, refund: peek, bytes: PhantomData })
+        Ok(Self { arg, at: from, end: len, spec: None, peek, refund: peek, booking: false, bytes: PhantomData })
     }
 
     /// The arguments `from..end` of an `RL.ALL` spec that starts with `keyword`.
     pub fn spec(arg: F, from: usize, end: usize, keyword: &'static str) -> Self {
-        Self { arg, at: from, end, spec: Some(keyword), peek: false, refund: true, bytes: PhantomData }
+        Self { arg, at: from, end, spec: Some(keyword), peek: false, refund: true, booking: false, bytes: PhantomData }
     }
 
     /// The next positional argument, `name`.
@@ -290,6 +301,14 @@ impl<'a, F: Fn(usize) -> &'a [u8]> Cursor<'a, F> {
         self.parse_options(burst, None).map(|(opts, _)| opts)
     }
 
+    /// [`options`](Self::options) and `[MAXWAIT ms]` (0 to 10^6), except in
+    /// an RL.ALL spec, where `MAXWAIT` ends the specs. `REFUND` with it is an
+    /// error.
+    pub fn options_with_booking(&mut self, burst: bool) -> Result<Options, ArgError> {
+        self.booking = self.spec.is_none();
+        self.options(burst)
+    }
+
     /// The rest: `[TZ zone] [COST n] [PEEK]` (PEEK if the cursor takes it),
     /// as [`options`](Self::options), and the zone's name as given. The word
     /// after `TZ` is always its value.
@@ -312,7 +331,7 @@ impl<'a, F: Fn(usize) -> &'a [u8]> Cursor<'a, F> {
         extra: Option<&'static str>,
     ) -> Result<(Options, Option<&'a [u8]>), ArgError> {
         let (len, arg) = (self.end, &self.arg);
-        let mut opts = Options { burst: None, cost: 1, refund: None, peek: false, wait_ms: None };
+        let mut opts = Options { burst: None, cost: 1, refund: None, peek: false, wait_ms: None, max_wait_ms: None };
         // The value of `extra`.
         let mut zone = None;
         let mut cost_seen = false;
@@ -358,7 +377,22 @@ impl<'a, F: Fn(usize) -> &'a [u8]> Cursor<'a, F> {
                 if opts.peek {
                     return Err(ArgError::Conflict("REFUND", "PEEK"));
                 }
+                if opts.max_wait_ms.is_some() {
+                    return Err(ArgError::Conflict("REFUND", "MAXWAIT"));
+                }
                 opts.refund = Some(refund(value("REFUND")?)?);
+                i += 2;
+            } else if word.eq_ignore_ascii_case(b"MAXWAIT") {
+                if !self.booking {
+                    return Err(ArgError::NoMaxWait(BOOKS_ONLY));
+                }
+                if opts.max_wait_ms.is_some() {
+                    return Err(ArgError::Repeated("MAXWAIT"));
+                }
+                if opts.refund.is_some() {
+                    return Err(ArgError::Conflict("REFUND", "MAXWAIT"));
+                }
+                opts.max_wait_ms = Some(max_wait(value("MAXWAIT")?)?);
                 i += 2;
             } else if extra == Some("ID") && word.eq_ignore_ascii_case(b"WAIT") {
                 // The concurrency grammar: only its own command waits.
@@ -396,6 +430,15 @@ impl<'a, F: Fn(usize) -> &'a [u8]> Cursor<'a, F> {
         Ok((opts, zone))
     }
 }
+
+/// `MAXWAIT ms`: 0 to 10^6.
+pub fn max_wait(bytes: &[u8]) -> Result<u64, ArgError> {
+    int_in(bytes, "MAXWAIT", 0, MAX_BOOKING_MS)
+}
+
+/// The longest `MAXWAIT`: 10^6 ms (16 min 40 s).
+pub const MAX_BOOKING_MS: u64 = 1_000_000;
+const _: () = assert!(MAX_BOOKING_MS * NS_PER_MS == crate::core::schedule::MAX_BOOKING_NS);
 
 /// The longest `WAIT timeout_ms`: ten minutes.
 pub const MAX_WAIT_MS: u64 = 600_000;
@@ -468,14 +511,17 @@ mod tests {
 
     #[test]
     fn options_are_case_insensitive_in_any_order() {
-        assert_eq!(opts(&[]), Ok(Options { burst: None, cost: 1, refund: None, peek: false, wait_ms: None }));
+        assert_eq!(
+            opts(&[]),
+            Ok(Options { burst: None, cost: 1, refund: None, peek: false, wait_ms: None, max_wait_ms: None })
+        );
         assert_eq!(
             opts(&["peek", "Cost", "0", "burst", "7"]),
-            Ok(Options { burst: Some(7), cost: 0, refund: None, peek: true, wait_ms: None })
+            Ok(Options { burst: Some(7), cost: 0, refund: None, peek: true, wait_ms: None, max_wait_ms: None })
         );
         assert_eq!(
             opts(&["refund", "5"]),
-            Ok(Options { burst: None, cost: 1, refund: Some(5), peek: false, wait_ms: None })
+            Ok(Options { burst: None, cost: 1, refund: Some(5), peek: false, wait_ms: None, max_wait_ms: None })
         );
     }
 
@@ -513,7 +559,10 @@ mod tests {
         let mut c = Cursor::command(4, |i| words[i].as_bytes(), 0, 0, true).unwrap();
         assert_eq!(
             c.options_with_tz(),
-            Ok((Options { burst: None, cost: 2, refund: None, peek: false, wait_ms: None }, Some(&b"PEEK"[..])))
+            Ok((
+                Options { burst: None, cost: 2, refund: None, peek: false, wait_ms: None, max_wait_ms: None },
+                Some(&b"PEEK"[..])
+            ))
         );
         let mut c = Cursor::command(5, |i| words[i].as_bytes(), 2, 0, true).unwrap();
         assert_eq!(c.options_with_tz(), Err(ArgError::MissingValue("TZ")));

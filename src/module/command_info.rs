@@ -134,6 +134,10 @@ const COST: Arg = Arg::one_of(
 .optional();
 const PEEK: Arg =
     Arg::flag(c"peek", c"PEEK").optional().summary(c"answer as if consumed, but consume and write nothing");
+const MAXWAIT: Arg = Arg::int(c"ms")
+    .token(c"MAXWAIT")
+    .optional()
+    .summary(c"book the earliest start within ms (0 to 1000000) if it does not conform now; the reply adds wait_ms");
 const BURST: Arg =
     Arg::int(c"burst").token(c"BURST").optional().summary(c"unit requests admitted back to back (default limit)");
 
@@ -143,7 +147,7 @@ pub static GCRA: Info = Info {
     complexity: c"O(1)",
     arity: -4,
     keys: Keys::One { flags: LIMITER_KEY },
-    args: &[Arg::key(c"key"), Arg::int(c"limit"), Arg::int(c"period_ms"), BURST, COST, PEEK],
+    args: &[Arg::key(c"key"), Arg::int(c"limit"), Arg::int(c"period_ms"), BURST, COST, MAXWAIT, PEEK],
     acl_categories: c"write fast",
 };
 
@@ -159,6 +163,7 @@ pub static TOKENBUCKET: Info = Info {
         Arg::int(c"refill_tokens"),
         Arg::int(c"refill_period_ms"),
         COST,
+        MAXWAIT,
         PEEK,
     ],
     acl_categories: c"write fast",
@@ -211,7 +216,10 @@ pub fn all(kinds: &[(&'static CStr, &'static CStr, &'static Info)]) -> &'static 
             let args: Vec<Arg> = command
                 .args
                 .iter()
-                .filter(|a| !matches!(a.kind, ArgType::Key) && a.token != Some(c"PEEK") && a.token != Some(c"WAIT"))
+                .filter(|a| {
+                    !matches!(a.kind, ArgType::Key)
+                        && ![Some(c"PEEK"), Some(c"WAIT"), Some(c"MAXWAIT")].contains(&a.token)
+                })
                 .copied()
                 .collect();
             Arg::block(name, leak(args)).token(keyword)
@@ -221,6 +229,7 @@ pub fn all(kinds: &[(&'static CStr, &'static CStr, &'static Info)]) -> &'static 
         Arg::int(c"numkeys"),
         Arg::key(c"key").multiple(),
         Arg::one_of(c"spec", leak(forms)).multiple().summary(c"one per key, in key order"),
+        MAXWAIT.summary(c"every spec a GCRA or TOKENBUCKET: book one start for every key within ms"),
         PEEK,
     ];
     Box::leak(Box::new(Info {

@@ -3,17 +3,25 @@
 //! every such state is [`Stored`] the same way, below.
 //!
 //! A value is the algorithm's fixed-size state. States of one word (GCRA and
-//! the token bucket: a time in ns) live in the value pointer itself, so such
-//! a key costs no allocation of its own; the server never dereferences a
-//! module value, it only hands it back to the data-type callbacks. Larger
-//! states (the sliding window, quotas) are allocated with the server's
-//! allocator, so that `used_memory` and `maxmemory` see them.
+//! the token bucket: a time in ns, while nothing is booked on them) live in
+//! the value pointer itself, so such a key costs no allocation of its own;
+//! the server never dereferences a module value, it only hands it back to
+//! the data-type callbacks. Larger states (the sliding window, quotas, and
+//! a GCRA or token bucket with bookings: `MAXWAIT`) are allocated with the
+//! server's allocator, so that `used_memory` and `maxmemory` see them.
+//!
+//! A state has [`Words::WORDS`] words, of which the first
+//! [`Words::MIN_WORDS`] are always written; the others (a booking's reach)
+//! only when one is not 0, and a missing one reads as 0. So a state without
+//! bookings is written exactly as 0.2.0 wrote it, and 0.2.0 reads it.
 //!
 //! - RDB (encoding version 1): the state's words as RDB unsigneds, times in
-//!   ns. Version 0 (release 0.1.0) wrote the same words with GCRA and
-//!   token-bucket times in µs; it still loads, converted (see
+//!   ns; when the optional words follow, the first word has its top bit set
+//!   (no valid first word has it: 0.2.0 refuses such a value rather than
+//!   misread it). Version 0 (release 0.1.0) wrote the same words with GCRA
+//!   and token-bucket times in µs; it still loads, converted (see
 //!   [`Words::from_v0_words`]). DUMP payloads carry the version too.
-//! - Effect payload (little-endian): `tag:u8  word:u64 × WORDS
+//! - Effect payload (little-endian): `tag:u8  word:u64 × (MIN_WORDS to WORDS)
 //!   expire_at_ms:u64`, where `expire_at_ms == 0` means "leave the expiry
 //!   alone" (AOF rewrite, where the server emits PEXPIREAT itself). The tag
 //!   names the type and the unit of its times: `g` and `t` (GCRA, token
@@ -30,6 +38,8 @@ use redis_module::raw::{RedisModuleDigest, RedisModuleIO, RedisModuleString, Red
 
 use crate::core::time::{Millis, MAX_COUNT, MAX_PERIOD_MS};
 use crate::core::{GcraState, QuotaState, SlidingWindowState, TokenBucketState};
+
+use crate::core::schedule::MAX_BOOKING_NS;
 
 use super::data_type::{ENDS_EARLY, UNKNOWN_VERSION};
 use super::ffi::{api, OpenKey, Slot};
@@ -59,13 +69,26 @@ pub trait Words: Copy + Sized + 'static {
     const V0_TAG: u8;
     /// How many of the words it uses.
     const WORDS: usize;
+    /// How many of them are always written; the rest only when one is not 0.
+    const MIN_WORDS: usize = Self::WORDS;
     /// What words that [`from_words`](Self::from_words) refuses are wrong
     /// with (for the server log).
     const INVALID: &'static str;
-    /// Whether the state lives in the value pointer (one word below 2^63,
-    /// see [`new_value`]) rather than in an allocation.
+    /// Whether a state of one word (its others 0) lives in the value
+    /// pointer (below 2^63, see [`new_value`]) rather than in an allocation.
     const INLINE: bool;
     fn to_words(&self) -> [u64; MAX_WORDS];
+    /// How many words this state writes: [`WORDS`](Self::WORDS), or
+    /// [`MIN_WORDS`](Self::MIN_WORDS) when the others are all 0.
+    #[inline]
+    fn used_words(&self) -> usize {
+        let words = self.to_words();
+        if words[Self::MIN_WORDS..Self::WORDS].iter().all(|&w| w == 0) {
+            Self::MIN_WORDS
+        } else {
+            Self::WORDS
+        }
+    }
     /// `None` for words no valid state has (a corrupt payload or file).
     fn from_words(words: [u64; MAX_WORDS]) -> Option<Self>;
     /// The same from the words 0.1.0 wrote (RDB encoding version 0, payload
@@ -75,37 +98,59 @@ pub trait Words: Copy + Sized + 'static {
     }
 }
 
+/// `[time, booked]`: a time below 2^63 ns, and a booking's reach of at
+/// most `MAXWAIT`'s longest (0.1.0 had no bookings).
+fn schedule_words(w: [u64; MAX_WORDS]) -> Option<(u64, u64)> {
+    (w[0] < INLINE_TAG && w[1] <= MAX_BOOKING_NS).then_some((w[0], w[1]))
+}
+
+const SCHEDULE_INVALID: &str = "a time at or past 2^63 ns, or a booking beyond 10^6 ms";
+
 impl Words for GcraState {
     const TAG: u8 = wire::GCRA;
     const V0_TAG: u8 = wire::GCRA_V0;
-    const WORDS: usize = 1;
-    const INVALID: &'static str = "a time at or past 2^63 ns";
+    const WORDS: usize = 2;
+    const MIN_WORDS: usize = 1;
+    const INVALID: &'static str = SCHEDULE_INVALID;
     const INLINE: bool = true;
+    #[inline]
     fn to_words(&self) -> [u64; MAX_WORDS] {
-        [self.tat_ns, 0, 0]
+        [self.tat_ns, self.booked_ns, 0]
     }
+    #[inline]
+    fn used_words(&self) -> usize {
+        1 + (self.booked_ns != 0) as usize
+    }
+    #[inline]
     fn from_words(w: [u64; MAX_WORDS]) -> Option<Self> {
-        (w[0] < INLINE_TAG).then_some(Self { tat_ns: w[0] })
+        schedule_words(w).map(|(tat_ns, booked_ns)| Self { tat_ns, booked_ns })
     }
     fn from_v0_words(w: [u64; MAX_WORDS]) -> Option<Self> {
-        us_to_ns(w[0]).map(|tat_ns| Self { tat_ns })
+        us_to_ns(w[0]).map(|tat_ns| Self { tat_ns, booked_ns: 0 })
     }
 }
 
 impl Words for TokenBucketState {
     const TAG: u8 = wire::TOKENBUCKET;
     const V0_TAG: u8 = wire::TOKENBUCKET_V0;
-    const WORDS: usize = 1;
-    const INVALID: &'static str = "a time at or past 2^63 ns";
+    const WORDS: usize = 2;
+    const MIN_WORDS: usize = 1;
+    const INVALID: &'static str = SCHEDULE_INVALID;
     const INLINE: bool = true;
+    #[inline]
     fn to_words(&self) -> [u64; MAX_WORDS] {
-        [self.full_at_ns, 0, 0]
+        [self.full_at_ns, self.booked_ns, 0]
     }
+    #[inline]
+    fn used_words(&self) -> usize {
+        1 + (self.booked_ns != 0) as usize
+    }
+    #[inline]
     fn from_words(w: [u64; MAX_WORDS]) -> Option<Self> {
-        (w[0] < INLINE_TAG).then_some(Self { full_at_ns: w[0] })
+        schedule_words(w).map(|(full_at_ns, booked_ns)| Self { full_at_ns, booked_ns })
     }
     fn from_v0_words(w: [u64; MAX_WORDS]) -> Option<Self> {
-        us_to_ns(w[0]).map(|full_at_ns| Self { full_at_ns })
+        us_to_ns(w[0]).map(|full_at_ns| Self { full_at_ns, booked_ns: 0 })
     }
 }
 
@@ -163,13 +208,27 @@ fn us_to_ns(us: u64) -> Option<u64> {
 /// The top bit of an inline value. Every valid one-word state is below it
 /// (times in ns stay below 2^63 until the year 2262), so an inline value is
 /// never NULL, which the server would take for "no value" (a failed COPY or
-/// RDB load).
+/// RDB load), and no allocation has it (user-space addresses are below
+/// 2^63), so a kind whose states may be either tells them apart by it. In
+/// RDB the same bit on a first word says the optional words follow.
 const INLINE_TAG: u64 = 1 << 63;
+
+/// Whether `state` lives in the value pointer.
+#[inline]
+fn is_inline<S: Words>(state: &S) -> bool {
+    S::INLINE && state.used_words() == 1
+}
+
+/// Whether `value`, made by [`new_value::<S>`], is an inline one.
+#[inline]
+fn inline_value<S: Words>(value: *const c_void) -> bool {
+    S::INLINE && value.addr() as u64 & INLINE_TAG != 0
+}
 
 /// A module value holding `state`, ownership passing to the caller (then to
 /// the server, through ModuleTypeSetValue / ReplaceValue).
 pub fn new_value<S: Words>(state: S) -> *mut c_void {
-    if S::INLINE {
+    if is_inline(&state) {
         // A pointer that is only ever handed back to our callbacks, never
         // dereferenced by anyone: it carries the state's one word.
         let bits = state.to_words()[0] | INLINE_TAG;
@@ -187,7 +246,7 @@ pub fn new_value<S: Words>(state: S) -> *mut c_void {
 /// # Safety
 /// `value` must be a live value made by [`new_value::<S>`].
 pub unsafe fn read<S: Words>(value: *mut c_void) -> S {
-    if S::INLINE {
+    if inline_value::<S>(value) {
         let mut words = [0u64; MAX_WORDS];
         words[0] = value.addr() as u64 & !INLINE_TAG;
         // Inline values are only ever made by `new_value` from a valid state.
@@ -209,14 +268,21 @@ unsafe fn update<S: Words>(
     value: *mut c_void,
     state: S,
 ) -> Option<*mut c_void> {
-    if S::INLINE {
-        // The old value is a plain number: nothing to free.
+    if inline_value::<S>(value) || is_inline(&state) {
         let new = new_value(state);
-        // SAFETY: a value of `ty` (the contract), just made; on refusal
-        // nothing is lost (an inline value owns no memory).
-        return unsafe { key.replace_value(ty, new) }.then_some(new);
+        // SAFETY: a value of `ty` (the contract), just made.
+        if unsafe { key.replace_value(ty, new) } {
+            // SAFETY: the server handed the old value back unfreed and no
+            // longer holds it (an inline one owns no memory).
+            unsafe { free_value::<S>(value) };
+            return Some(new);
+        }
+        // SAFETY: refused: the server does not hold `new`.
+        unsafe { free_value::<S>(new) };
+        return None;
     }
-    // SAFETY: per the contract, `value` was made by `new_value::<S>`.
+    // Both allocated: in place. SAFETY: per the contract, `value` was
+    // made by `new_value::<S>` (an allocation: not inline).
     unsafe { value.cast::<S>().write(state) };
     Some(value)
 }
@@ -226,7 +292,7 @@ unsafe fn update<S: Words>(
 /// # Safety
 /// As for [`read`]; the value is not used again.
 unsafe fn free_value<S: Words>(value: *mut c_void) {
-    if !S::INLINE {
+    if !inline_value::<S>(value) {
         // SAFETY: an allocated value (not inline) from new_value, freed once (the
         // contract).
         unsafe { api!(RedisModule_Free(value)) };
@@ -234,8 +300,8 @@ unsafe fn free_value<S: Words>(value: *mut c_void) {
 }
 
 /// The value's own memory, beyond the server's per-key overhead.
-fn value_size<S: Words>() -> usize {
-    if S::INLINE {
+fn value_size<S: Words>(value: *const c_void) -> usize {
+    if inline_value::<S>(value) {
         0
     } else {
         size_of::<S>()
@@ -247,7 +313,7 @@ pub fn encode<'b, S: Words>(state: &S, expire_at_ms: u64, buf: &'b mut [u8; MAX_
     buf[0] = S::TAG;
     let words = state.to_words();
     let mut at = 1;
-    for w in words.iter().take(S::WORDS) {
+    for w in words.iter().take(state.used_words()) {
         buf[at..at + 8].copy_from_slice(&w.to_le_bytes());
         at += 8;
     }
@@ -257,9 +323,10 @@ pub fn encode<'b, S: Words>(state: &S, expire_at_ms: u64, buf: &'b mut [u8; MAX_
 
 /// The state and expiry in an effect payload of `S`, if it is well formed.
 pub fn decode<S: Words>(payload: &[u8]) -> Option<(S, u64)> {
-    if payload.len() != 1 + 8 * S::WORDS + 8 {
-        return None;
-    }
+    let n = match payload.len().checked_sub(9) {
+        Some(bytes) if bytes % 8 == 0 && (S::MIN_WORDS..=S::WORDS).contains(&(bytes / 8)) => bytes / 8,
+        _ => return None,
+    };
     let from_words: fn([u64; MAX_WORDS]) -> Option<S> = match payload[0] {
         t if t == S::TAG => S::from_words,
         t if t == S::V0_TAG => S::from_v0_words,
@@ -267,10 +334,15 @@ pub fn decode<S: Words>(payload: &[u8]) -> Option<(S, u64)> {
     };
     let word = |i: usize| u64::from_le_bytes(payload[1 + 8 * i..9 + 8 * i].try_into().unwrap_or([0; 8]));
     let mut words = [0u64; MAX_WORDS];
-    for (i, w) in words.iter_mut().enumerate().take(S::WORDS) {
+    for (i, w) in words.iter_mut().enumerate().take(n) {
         *w = word(i);
     }
-    Some((from_words(words)?, word(S::WORDS)))
+    // Only the optional words may be missing, and then they are 0; a
+    // 0.1.0 payload has none.
+    if payload[0] != S::TAG && n != S::MIN_WORDS {
+        return None;
+    }
+    Some((from_words(words)?, word(n)))
 }
 
 /// Every fixed-size state is kept the same way: the value holds the state,
@@ -329,9 +401,18 @@ impl<S: Words> Stored for S {
             _ => return Err(UNKNOWN_VERSION),
         };
         let mut words = [0u64; MAX_WORDS];
-        for w in words.iter_mut().take(S::WORDS) {
+        for w in words.iter_mut().take(S::MIN_WORDS) {
             // SAFETY: `rdb` is the running rdb_load's IO (the contract).
             *w = unsafe { api!(RedisModule_LoadUnsigned(rdb)) };
+        }
+        // The optional words follow when the first one's top bit says so
+        // (never in version 0).
+        if encver == 1 && S::MIN_WORDS < S::WORDS && words[0] & INLINE_TAG != 0 {
+            words[0] &= !INLINE_TAG;
+            for w in words.iter_mut().take(S::WORDS).skip(S::MIN_WORDS) {
+                // SAFETY: `rdb` is the running rdb_load's IO (the contract).
+                *w = unsafe { api!(RedisModule_LoadUnsigned(rdb)) };
+            }
         }
         // SAFETY: `rdb` is the running rdb_load's IO (the contract).
         if unsafe { api!(RedisModule_IsIOError(rdb)) } != 0 {
@@ -343,7 +424,13 @@ impl<S: Words> Stored for S {
     unsafe fn rdb_save(rdb: *mut RedisModuleIO, value: *mut c_void) {
         // SAFETY: per the contract.
         let state: S = unsafe { read(value) };
-        for &w in state.to_words().iter().take(S::WORDS) {
+        let mut words = state.to_words();
+        let used = state.used_words();
+        if used > S::MIN_WORDS {
+            // Every valid first word is below 2^63: the top bit is free.
+            words[0] |= INLINE_TAG;
+        }
+        for &w in words.iter().take(used) {
             // SAFETY: `rdb` is the running rdb_save's IO (the contract).
             unsafe { api!(RedisModule_SaveUnsigned(rdb, w)) };
         }
@@ -371,7 +458,7 @@ impl<S: Words> Stored for S {
     unsafe fn digest(md: *mut RedisModuleDigest, value: *mut c_void) {
         // SAFETY: per the contract.
         let state: S = unsafe { read(value) };
-        for &w in state.to_words().iter().take(S::WORDS) {
+        for &w in state.to_words().iter().take(state.used_words()) {
             // SAFETY: `md` is the running digest callback's (the contract).
             unsafe { api!(RedisModule_DigestAddLongLong(md, w as i64)) };
         }
@@ -379,8 +466,8 @@ impl<S: Words> Stored for S {
         unsafe { api!(RedisModule_DigestEndSequence(md)) };
     }
 
-    unsafe fn mem_usage(_value: *const c_void) -> usize {
-        value_size::<S>()
+    unsafe fn mem_usage(value: *const c_void) -> usize {
+        value_size::<S>(value)
     }
 
     unsafe fn copy(value: *const c_void) -> *mut c_void {
@@ -401,7 +488,7 @@ mod tests {
     #[test]
     fn payloads_round_trip() {
         let mut buf = [0u8; MAX_PAYLOAD];
-        let g = GcraState { tat_ns: 1_800_000_000_123_456_789 };
+        let g = GcraState { tat_ns: 1_800_000_000_123_456_789, booked_ns: 0 };
         let p = encode(&g, 1_800_000_000_124, &mut buf).to_vec();
         assert_eq!(p.len(), 17);
         assert_eq!(decode::<GcraState>(&p), Some((g, 1_800_000_000_124)));
@@ -419,11 +506,11 @@ mod tests {
         let mut p = vec![b'G'];
         p.extend_from_slice(&1_800_000_000_123_456u64.to_le_bytes());
         p.extend_from_slice(&1_800_000_000_124u64.to_le_bytes());
-        let want = GcraState { tat_ns: 1_800_000_000_123_456_000 };
+        let want = GcraState { tat_ns: 1_800_000_000_123_456_000, booked_ns: 0 };
         assert_eq!(decode::<GcraState>(&p), Some((want, 1_800_000_000_124)));
         assert_eq!(decode::<TokenBucketState>(&p), None, "tags differ");
         p[0] = b'T';
-        let want = TokenBucketState { full_at_ns: 1_800_000_000_123_456_000 };
+        let want = TokenBucketState { full_at_ns: 1_800_000_000_123_456_000, booked_ns: 0 };
         assert_eq!(decode::<TokenBucketState>(&p), Some((want, 1_800_000_000_124)));
         // A new payload is never read as an old one, nor the other way round.
         let mut buf = [0u8; MAX_PAYLOAD];

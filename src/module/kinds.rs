@@ -128,7 +128,7 @@ macro_rules! statics {
     };
 }
 
-/// `RL.GCRA key limit period_ms [BURST n] [COST n | REFUND n] [PEEK]`
+/// `RL.GCRA key limit period_ms [BURST n] [COST n | REFUND n] [MAXWAIT ms] [PEEK]`
 impl Kind for Gcra {
     const COMMAND: &'static CStr = c"RL.GCRA";
     const KEYWORD: &'static str = "GCRA";
@@ -145,12 +145,12 @@ impl Kind for Gcra {
     fn grammar<'a, F: Fn(usize) -> &'a [u8]>(c: &mut Cursor<'a, F>) -> Result<(Self, Options), ArgError> {
         let limit = c.next_count("limit")?;
         let period = c.next_period("period_ms")?;
-        let opts = c.options(true)?;
+        let opts = c.options_with_booking(true)?;
         Ok((Gcra::new(limit, period, opts.burst.unwrap_or(limit))?, opts))
     }
 }
 
-/// `RL.TOKENBUCKET key capacity refill_tokens refill_period_ms [COST n | REFUND n] [PEEK]`
+/// `RL.TOKENBUCKET key capacity refill_tokens refill_period_ms [COST n | REFUND n] [MAXWAIT ms] [PEEK]`
 impl Kind for TokenBucket {
     const COMMAND: &'static CStr = c"RL.TOKENBUCKET";
     const KEYWORD: &'static str = "TOKENBUCKET";
@@ -168,7 +168,7 @@ impl Kind for TokenBucket {
         let capacity = c.next_count("capacity")?;
         let refill_tokens = c.next_count("refill_tokens")?;
         let refill_period = c.next_period("refill_period_ms")?;
-        let opts = c.options(false)?;
+        let opts = c.options_with_booking(false)?;
         Ok((TokenBucket::new(capacity, refill_tokens, refill_period)?, opts))
     }
 }

@@ -99,6 +99,7 @@ impl Algorithm for QuotaLimit {
                     remaining: 0,
                     retry_after_ms: -1,
                     reset_after_ms: 0,
+                    wait_ms: 0,
                 },
                 write: None,
             },
@@ -119,6 +120,7 @@ impl Algorithm for QuotaLimit {
                 remaining: 0,
                 retry_after_ms: 0,
                 reset_after_ms: 0,
+                wait_ms: 0,
             };
             return Outcome { decision, write: Some(Write { state, expire_at: Millis(state.end_ms) }) };
         };

@@ -1,6 +1,6 @@
 //! Decision -> reply: a RESP2 array of five integers, or a RESP3 map with
 //! the five names and a boolean `allowed`; `RL.ACQUIRE` adds a sixth field,
-//! `lease`.
+//! `lease`, and a call with `MAXWAIT` one named `wait_ms`.
 
 use redis_module::raw;
 
@@ -32,14 +32,25 @@ fn clamp(v: u64) -> i64 {
 
 /// Replies with kind `K`'s answer: its decision, and for `RL.ACQUIRE` the
 /// lease the written `change` holds (nil when nothing was written: a
-/// denial, a PEEK, COST 0).
+/// denial, a PEEK, COST 0); with `MAXWAIT` (`booking`), `wait_ms`.
 #[inline]
-pub fn kind<K: Kind>(ctx: Ctx<'_>, d: &Decision, change: Option<&Change<K::Write>>, map: bool) {
+pub fn kind<K: Kind>(ctx: Ctx<'_>, d: &Decision, change: Option<&Change<K::Write>>, booking: bool, map: bool) {
     if K::LEASE_REPLY {
         with_lease(ctx, d, K::lease(change).map(LeaseId::as_bytes), map);
+    } else if booking {
+        with_wait(ctx, d, map);
     } else {
         decision(ctx, d, map);
     }
+}
+
+/// The five fields and a sixth, `wait_ms` (`MAXWAIT`).
+pub fn with_wait(ctx: Ctx<'_>, d: &Decision, map: bool) {
+    fields(ctx, d, map, 6);
+    if map {
+        key(ctx, c"wait_ms");
+    }
+    reply_i64(ctx, clamp(d.wait_ms));
 }
 
 /// The five fields and a sixth, `lease`: a bulk string, or nil.

@@ -1,4 +1,4 @@
-//! `RL.ALL numkeys key [key ...] spec [spec ...] [PEEK]`
+//! `RL.ALL numkeys key [key ...] spec [spec ...] [MAXWAIT ms] [PEEK]`
 //!
 //! Several limits, one decision: every key is checked against its own spec
 //! at one instant, and cost is consumed from every key only if every limit
@@ -8,6 +8,11 @@
 //! dimensions in one call): it never denies, and it is applied only when
 //! the whole call is allowed; when another spec denies, nothing is refunded
 //! and the refund spec answers its state as it is (allowed).
+//!
+//! `MAXWAIT ms` (every spec a GCRA or a token bucket): a call that some limit
+//! denies now, but that every limit would allow within `ms`, is booked for
+//! the earliest instant at which all of them do, one start for every key;
+//! each per-key reply then carries `wait_ms`. All or nothing, as always.
 //!
 //! Repairs: a stored state that reads as drained because it lies too far
 //! ahead (a backward clock jump, tightened parameters) is stored as drained
@@ -23,7 +28,7 @@ use std::os::raw::c_int;
 
 use redis_module::raw;
 
-use crate::core::time::Nanos;
+use crate::core::time::{Nanos, NS_PER_MS};
 use crate::core::{Change, Decision, Verdict};
 use crate::module::args::{self, ArgError};
 use crate::module::clock;
@@ -69,7 +74,16 @@ pub fn command(ctx: Ctx<'_>, args: Argv<'_>) {
         }
     }
 
-    let allowed = parts.iter().all(|p| p.get().decision().allowed);
+    let mut allowed = parts.iter().all(|p| p.get().decision().allowed);
+    if let (false, Some(ms)) = (allowed, parsed.max_wait_ms) {
+        // At most 10^6 ms: fits in ns.
+        if let Some(start) = common_start(&parts, now).filter(|&start| start <= ms * NS_PER_MS) {
+            for part in &mut parts {
+                part.get_mut().book(start, now);
+            }
+            allowed = true;
+        }
+    }
     let flags = context_flags(ctx);
     let retry_after_ms = if allowed { 0 } else { combined_retry(parts.iter().map(|p| p.get().decision())) };
 
@@ -106,7 +120,13 @@ pub fn command(ctx: Ctx<'_>, args: Argv<'_>) {
     if allowed && !parsed.peek {
         tally.refunded(parsed.specs.iter().filter(|s| s.refund.is_some()).count() as u64);
     }
-    reply_all(ctx, allowed, retry_after_ms, &parts, reply::wants_map(flags));
+    reply_all(ctx, allowed, retry_after_ms, &parts, parsed.max_wait_ms.is_some(), reply::wants_map(flags));
+}
+
+/// The earliest instant (ns from now) at which every limit allows, `None`
+/// if some limit never can.
+fn common_start(parts: &[AnyPart<'_>], now: Nanos) -> Option<u64> {
+    parts.iter().try_fold(0, |start: u64, p| p.get().conforms_in(now).map(|s| s.max(start)))
 }
 
 /// The retry of a denied call: -1 if some denying limit can never allow
@@ -126,7 +146,7 @@ fn combined_retry<'a>(decisions: impl Iterator<Item = &'a Decision>) -> i64 {
 
 /// RESP2: `[allowed, retry_after_ms, [5 integers] per key]`; RESP3: a map
 /// with `allowed` (a boolean), `retry_after_ms` and `limits`.
-fn reply_all(ctx: Ctx<'_>, allowed: bool, retry_after_ms: i64, parts: &[AnyPart], map: bool) {
+fn reply_all(ctx: Ctx<'_>, allowed: bool, retry_after_ms: i64, parts: &[AnyPart], booking: bool, map: bool) {
     if map {
         let raw = ctx.raw();
         // SAFETY: the command's context (a `Ctx`).
@@ -144,7 +164,7 @@ fn reply_all(ctx: Ctx<'_>, allowed: bool, retry_after_ms: i64, parts: &[AnyPart]
         reply_i64(ctx, retry_after_ms);
     }
     for part in parts {
-        part.get().reply(ctx, map);
+        part.get().reply(ctx, booking, map);
     }
 }
 
@@ -197,12 +217,22 @@ trait Pending {
     fn close(&mut self);
     /// Signals, notifies and propagates what [`store`](Self::store) wrote.
     fn announce(&mut self, flags: u32);
-    /// Replies as the single command would (a lease only if one was written).
-    fn reply(&self, ctx: Ctx<'_>, map: bool);
+    /// Replies as the single command would (a lease only if one was
+    /// written; `wait_ms` with `booking`).
+    fn reply(&self, ctx: Ctx<'_>, booking: bool, map: bool);
+    /// The least wait (ns) after which this limit allows; `None`: never
+    /// (or it does not book). A refund spec allows now.
+    fn conforms_in(&self, now: Nanos) -> Option<u64>;
+    /// Books this limit for `start` ns from now, at least its
+    /// [`conforms_in`](Self::conforms_in): its decision becomes allowed. A
+    /// refund spec stays as it is.
+    fn book(&mut self, start: u64, now: Nanos);
 }
 
 struct Part<'c, K: Kind> {
     limiter: K,
+    /// The cost to take (meaningless for a refund spec).
+    cost: u64,
     /// A `REFUND` spec: it never denies.
     refund: bool,
     /// Open from the read until every key is stored.
@@ -232,7 +262,7 @@ impl<'c, K: Kind> Part<'c, K> {
             None => limiter.decide(key.state(), now, cost),
         };
         K::behind_waiters(ctx, &limiter, key.state(), now, key_name, &mut verdict);
-        Ok(Self { limiter, refund: refund.is_some(), key, verdict, wrote: false, stored: None })
+        Ok(Self { limiter, cost, refund: refund.is_some(), key, verdict, wrote: false, stored: None })
     }
 }
 
@@ -273,9 +303,23 @@ impl<K: Kind> Pending for Part<'_, K> {
         self.key.announce(flags, self.stored.as_ref());
     }
 
-    fn reply(&self, ctx: Ctx<'_>, map: bool) {
+    fn reply(&self, ctx: Ctx<'_>, booking: bool, map: bool) {
         let written = self.verdict.change.as_ref().filter(|_| self.wrote);
-        reply::kind::<K>(ctx, &self.verdict.decision, written, map);
+        reply::kind::<K>(ctx, &self.verdict.decision, written, booking, map);
+    }
+
+    fn conforms_in(&self, now: Nanos) -> Option<u64> {
+        if self.refund {
+            Some(0)
+        } else {
+            self.limiter.conforms_in(self.key.state(), now, self.cost)
+        }
+    }
+
+    fn book(&mut self, start: u64, now: Nanos) {
+        if !self.refund {
+            self.verdict = self.limiter.decide_booked(self.key.state(), now, self.cost, start);
+        }
     }
 }
 
@@ -325,7 +369,7 @@ mod tests {
     use super::*;
 
     fn d(allowed: bool, retry_after_ms: i64) -> Decision {
-        Decision { allowed, limit: 10, remaining: 0, retry_after_ms, reset_after_ms: 0 }
+        Decision { allowed, limit: 10, remaining: 0, retry_after_ms, reset_after_ms: 0, wait_ms: 0 }
     }
 
     #[test]

@@ -1,8 +1,10 @@
-//! `RL.ALL`'s arguments: `numkeys`, the keys, one spec per key, `[PEEK]`.
+//! `RL.ALL`'s arguments: `numkeys`, the keys, one spec per key,
+//! `[MAXWAIT ms] [PEEK]`.
 //! A spec is a kind's keyword followed by that kind's own grammar (see
 //! `kinds`), read through the same cursor as the kind's command.
 
-use crate::module::args::{int_in, printable, ArgError, Cursor};
+use crate::core::Algorithm;
+use crate::module::args::{int_in, max_wait, printable, ArgError, Cursor, BOOKS_ONLY};
 use crate::module::kinds::{self, with_kinds, Kind};
 
 /// The most keys one RL.ALL call may name. A bound, so that no argument can
@@ -16,6 +18,15 @@ macro_rules! limit {
         #[derive(Debug, Clone, Copy, PartialEq, Eq)]
         pub enum Limit {
             $($variant($kind),)*
+        }
+
+        impl Limit {
+            /// Whether its kind books (`MAXWAIT`).
+            pub fn books(&self) -> bool {
+                match self {
+                    $(Limit::$variant(_) => <$kind as Algorithm>::BOOKS,)*
+                }
+            }
         }
 
         /// The spec `word args[from..end]`, or `None` if `word` names no kind.
@@ -44,17 +55,20 @@ pub struct Spec {
     pub refund: Option<u64>,
 }
 
-/// A parsed `RL.ALL numkeys key [key ...] spec [spec ...] [PEEK]`. The keys
-/// are arguments `2..2 + specs.len()`, spec `i` belonging to key `i`.
+/// A parsed `RL.ALL numkeys key [key ...] spec [spec ...] [MAXWAIT ms]
+/// [PEEK]`. The keys are arguments `2..2 + specs.len()`, spec `i`
+/// belonging to key `i`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AllArgs {
     pub specs: Vec<Spec>,
+    /// `MAXWAIT ms`: book every limit at one start within `ms`.
+    pub max_wait_ms: Option<u64>,
     pub peek: bool,
 }
 
-/// A spec keyword or PEEK: where one spec's options end.
+/// A spec keyword, MAXWAIT or PEEK: where one spec's options end.
 fn ends_spec(word: &[u8]) -> bool {
-    word.eq_ignore_ascii_case(b"PEEK") || kinds::is_keyword(word)
+    word.eq_ignore_ascii_case(b"PEEK") || word.eq_ignore_ascii_case(b"MAXWAIT") || kinds::is_keyword(word)
 }
 
 /// The options whose next word is always their value, even when it spells
@@ -106,6 +120,9 @@ pub fn all_from<'a>(len: usize, arg: impl Fn(usize) -> &'a [u8]) -> Result<AllAr
                 ArgError::PeekNotLast
             });
         }
+        if word.eq_ignore_ascii_case(b"MAXWAIT") {
+            return Err(ArgError::TooFewSpecs { keys, specs: specs.len() });
+        }
         // The spec runs up to the next spec keyword, PEEK, or the end.
         let end = spec_end(&arg, i, len);
         let spec = parse_spec(word, &arg, i + 1, end)
@@ -115,6 +132,21 @@ pub fn all_from<'a>(len: usize, arg: impl Fn(usize) -> &'a [u8]) -> Result<AllAr
         i = end;
     }
 
+    // `MAXWAIT ms`, once, after the last spec.
+    let mut max_wait_ms = None;
+    if i < len && arg(i).eq_ignore_ascii_case(b"MAXWAIT") {
+        if i + 1 >= len {
+            return Err(ArgError::MissingValue("MAXWAIT"));
+        }
+        max_wait_ms = Some(max_wait(arg(i + 1))?);
+        i += 2;
+        if i < len && arg(i).eq_ignore_ascii_case(b"MAXWAIT") {
+            return Err(ArgError::Repeated("MAXWAIT"));
+        }
+        if let Some(n) = specs.iter().position(|s| !s.limit.books()) {
+            return Err(ArgError::InSpec(n + 1, Box::new(ArgError::NoMaxWait(BOOKS_ONLY))));
+        }
+    }
     let peek = match len - i {
         0 => false,
         _ if arg(i).eq_ignore_ascii_case(b"PEEK") => {
@@ -130,7 +162,7 @@ pub fn all_from<'a>(len: usize, arg: impl Fn(usize) -> &'a [u8]) -> Result<AllAr
     if peek && specs.iter().any(|s| s.refund.is_some()) {
         return Err(ArgError::Conflict("REFUND", "PEEK"));
     }
-    Ok(AllArgs { specs, peek })
+    Ok(AllArgs { specs, max_wait_ms, peek })
 }
 
 /// A spec of kind `K`: its grammar over `args[from..end]`, its cost and its refund.
@@ -257,6 +289,31 @@ mod tests {
             all("RL.ALL 2 a b QUOTA 10 DAY TZ GCRA GCRA 1 1000"),
             in_spec(1, ArgError::UnknownZone(Some("GCRA".into())))
         );
+    }
+
+    #[test]
+    fn maxwait_follows_the_last_spec_and_only_where_every_limit_books() {
+        let parsed = all("RL.ALL 2 a b GCRA 10 1000 TOKENBUCKET 5 1 1000 COST 2 maxwait 500 PEEK").expect("valid");
+        assert_eq!((parsed.specs.len(), parsed.max_wait_ms, parsed.peek), (2, Some(500), true));
+        assert_eq!(all("RL.ALL 1 a GCRA 10 1000 MAXWAIT 0").map(|a| a.max_wait_ms), Ok(Some(0)));
+        assert_eq!(all("RL.ALL 1 a GCRA 10 1000").map(|a| a.max_wait_ms), Ok(None));
+        // A refund spec books nothing but may ride along.
+        assert!(all("RL.ALL 2 a b GCRA 10 1000 GCRA 5 1000 REFUND 1 MAXWAIT 10").is_ok());
+        let no = |n| Err(ArgError::InSpec(n, Box::new(ArgError::NoMaxWait(BOOKS_ONLY))));
+        assert_eq!(all("RL.ALL 2 a b GCRA 10 1000 SLIDE 3 1000 MAXWAIT 10"), no(2));
+        assert_eq!(all("RL.ALL 1 a CONCURRENCY 3 1000 MAXWAIT 10"), no(1));
+        // Before the last spec, twice, without or with a bad value.
+        assert_eq!(
+            all("RL.ALL 2 a b GCRA 10 1000 MAXWAIT 10 GCRA 1 1"),
+            Err(ArgError::TooFewSpecs { keys: 2, specs: 1 })
+        );
+        assert_eq!(all("RL.ALL 1 a GCRA 10 1000 MAXWAIT 1 MAXWAIT 1"), Err(ArgError::Repeated("MAXWAIT")));
+        assert_eq!(all("RL.ALL 1 a GCRA 10 1000 MAXWAIT"), Err(ArgError::MissingValue("MAXWAIT")));
+        assert_eq!(
+            all("RL.ALL 1 a GCRA 10 1000 MAXWAIT 1000001"),
+            Err(ArgError::OutOfRange { arg: "MAXWAIT", min: 0, max: 1_000_000 })
+        );
+        assert_eq!(all("RL.ALL 1 a GCRA 10 1000 PEEK MAXWAIT 1"), Err(ArgError::PeekNotLast));
     }
 
     #[test]

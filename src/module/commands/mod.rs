@@ -17,6 +17,7 @@ pub mod throttle;
 pub mod top;
 pub mod wait;
 
+use crate::core::time::{Nanos, NS_PER_MS};
 use crate::core::{Algorithm, Verdict};
 
 use super::args::{ArgError, Options};
@@ -40,10 +41,22 @@ pub fn kind_command_with<K: Kind>(
     args: Argv<'_>,
     parse: impl FnOnce(&Argv<'_>) -> Result<(K, Options), ArgError>,
 ) {
-    run::<K, K>(ctx, args, K::stats(), parse, |ctx, verdict, wrote, flags| {
+    run::<K, K>(ctx, args, K::stats(), parse, |ctx, verdict, opts, wrote, flags| {
         let written = verdict.change.as_ref().filter(|_| wrote);
-        reply::kind::<K>(ctx, &verdict.decision, written, reply::wants_map(flags))
+        reply::kind::<K>(ctx, &verdict.decision, written, opts.max_wait_ms.is_some(), reply::wants_map(flags))
     });
+}
+
+/// What a call with `opts` decides: a refund settles, `MAXWAIT` may book,
+/// anything else is decided as it is.
+#[inline]
+pub fn decide<A: Algorithm>(limiter: &A, state: Option<A::State<'_>>, now: Nanos, opts: &Options) -> Verdict<A::Write> {
+    match (opts.refund, opts.max_wait_ms) {
+        (Some(units), _) => limiter.settle(state, now, units),
+        (None, None) => limiter.decide(state, now, opts.cost),
+        // At most 10^6 ms: fits in ns.
+        (None, Some(ms)) => limiter.decide_within(state, now, opts.cost, ms * NS_PER_MS),
+    }
 }
 
 /// Runs one single-key command end to end: the key holds kind `K`'s state,
@@ -55,7 +68,7 @@ pub fn run<K: Kind, A: for<'s> Algorithm<State<'s> = K::State<'s>, Write = K::Wr
     args: Argv<'_>,
     stats: &'static Counters,
     parse: impl FnOnce(&Argv<'_>) -> Result<(A, Options), ArgError>,
-    reply: impl FnOnce(Ctx<'_>, &Verdict<K::Write>, bool, u32),
+    reply: impl FnOnce(Ctx<'_>, &Verdict<K::Write>, &Options, bool, u32),
 ) {
     let mut tally = stats.tally();
     // Borrowed where it was parsed (RL.ACQUIRE's holds a 129-byte id).
@@ -75,10 +88,7 @@ pub fn run<K: Kind, A: for<'s> Algorithm<State<'s> = K::State<'s>, Write = K::Wr
     };
 
     let now = clock::now();
-    let mut verdict = match opts.refund {
-        Some(units) => limiter.settle(key.state(), now, units),
-        None => limiter.decide(key.state(), now, opts.cost),
-    };
+    let mut verdict = decide(limiter, key.state(), now, &opts);
     K::behind_waiters(ctx, limiter, key.state(), now, args.bytes(1), &mut verdict);
     let flags = context_flags(ctx);
 
@@ -101,7 +111,7 @@ pub fn run<K: Kind, A: for<'s> Algorithm<State<'s> = K::State<'s>, Write = K::Wr
     if opts.refund.is_some() {
         tally.refunded(1);
     }
-    reply(ctx, &verdict, wrote, flags);
+    reply(ctx, &verdict, &opts, wrote, flags);
     if K::LEASE_REPLY {
         wait::after_call(ctx, args.bytes(1));
     }

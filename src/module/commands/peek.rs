@@ -52,10 +52,11 @@ impl WithKind for Peek<'_> {
             Ok(key) => key,
             Err(e) => return reply_error(ctx, &e.message::<K>()),
         };
-        let decision = limiter.decide(key.state(), clock::now(), opts.cost).decision;
+        let decision = super::decide(&limiter, key.state(), clock::now(), &opts).decision;
         drop(key);
         tally.decision(&decision);
         // Nothing is written: a lease is nil.
-        reply::kind::<K>(ctx, &decision, None, reply::wants_map(context_flags(ctx)));
+        let booking = opts.max_wait_ms.is_some();
+        reply::kind::<K>(ctx, &decision, None, booking, reply::wants_map(context_flags(ctx)));
     }
 }

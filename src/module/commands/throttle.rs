@@ -81,11 +81,11 @@ pub static STATS: Counters = Counters::new();
 
 fn parse(a: &Argv<'_>) -> Result<(Throttle, Options), ArgError> {
     let (throttle, quantity) = Throttle::parse_from(a.len(), |i| a.bytes(i))?;
-    Ok((throttle, Options { burst: None, cost: quantity, refund: None, peek: false, wait_ms: None }))
+    Ok((throttle, Options { burst: None, cost: quantity, refund: None, peek: false, wait_ms: None, max_wait_ms: None }))
 }
 
 /// redis-cell's five integers, an array in RESP2 and RESP3 alike.
-fn reply(ctx: Ctx<'_>, verdict: &Verdict<GcraState>, _wrote: bool, _flags: u32) {
+fn reply(ctx: Ctx<'_>, verdict: &Verdict<GcraState>, _opts: &Options, _wrote: bool, _flags: u32) {
     let fields = cell_reply(&verdict.decision);
     reply_array(ctx, fields.len());
     for v in fields {
@@ -183,7 +183,7 @@ mod tests {
     }
 
     fn decision(allowed: bool, remaining: u64, retry_after_ms: i64, reset_after_ms: u64) -> Decision {
-        Decision { allowed, limit: 16, remaining, retry_after_ms, reset_after_ms }
+        Decision { allowed, limit: 16, remaining, retry_after_ms, reset_after_ms, wait_ms: 0 }
     }
 
     #[test]

@@ -170,6 +170,7 @@ pub fn behind_waiters<A: for<'s> Algorithm<State<'s> = LeaseBlock<&'s [u64]>, Wr
         remaining: verdict.decision.remaining.saturating_add(cost),
         retry_after_ms: if held.allowed { 1 } else { held.retry_after_ms.max(1) },
         reset_after_ms: limiter.decide(state, now, 0).decision.reset_after_ms,
+        wait_ms: 0,
     };
     verdict.change = None;
 }
