@@ -357,3 +357,60 @@ fn leases_route_by_key_and_rl_all_takes_a_slot_with_a_rate_in_one_hash_slot() {
     );
     assert!(e.starts_with("CROSSSLOT") || e.starts_with("MOVED"), "{e}");
 }
+
+/// A waiter whose key's slot moves to another master is answered (an
+/// error that says why) the moment MIGRATE takes the key away, never
+/// granted a lease set on the node that no longer serves it; the lease
+/// held arrives intact on the new owner.
+#[test]
+fn waiters_of_a_key_whose_slot_migrates_are_answered() {
+    let cluster = Cluster::start();
+    let key = "{wq}:pool";
+    let slot = slot_of(key);
+    let src = cluster.owner(slot);
+    let dst = (src + 1) % MASTERS;
+    let (src_id, dst_id) = (cluster.ids[src].clone(), cluster.ids[dst].clone());
+    let mut src_con = cluster.nodes[src].conn();
+    let held: Value = cmd(&mut src_con, &["RL.ACQUIRE", key, "1", &LONG_MS.to_string(), "ID", "holder"]);
+    let Value::Array(items) = held else { panic!("{held:?}") };
+    assert_eq!(items[0], Value::Int(1));
+
+    let mut waiter = cluster.nodes[src].conn();
+    waiter.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+    let line = ["RL.ACQUIRE", key, "1", "60000", "ID", "waiter", "WAIT", "60000"].map(str::to_string);
+    let t = thread::spawn(move || {
+        let r: redis::RedisResult<Value> = redis::cmd(&line[0]).arg(&line[1..]).query(&mut waiter);
+        r
+    });
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let info: String = cmd(&mut src_con, &["INFO", "rl"]);
+        if info.contains("waiting=1") {
+            break;
+        }
+        assert!(Instant::now() < deadline, "the waiter never blocked: {info}");
+        thread::sleep(Duration::from_millis(2));
+    }
+
+    let slot_arg = slot.to_string();
+    let mut dst_con = cluster.nodes[dst].conn();
+    let _: String = cmd(&mut dst_con, &["CLUSTER", "SETSLOT", &slot_arg, "IMPORTING", &src_id]);
+    let _: String = cmd(&mut src_con, &["CLUSTER", "SETSLOT", &slot_arg, "MIGRATING", &dst_id]);
+    let dst_port = cluster.nodes[dst].port.to_string();
+    let _: String = cmd(&mut src_con, &["MIGRATE", "127.0.0.1", &dst_port, "", "0", "5000", "KEYS", key]);
+    let answer = t.join().unwrap();
+    let e = answer.expect_err("the waiter was granted on a node that gave its key away");
+    assert!(e.to_string().contains("the key was deleted, renamed or moved while the client waited"), "{e}");
+    for node in std::iter::once(dst).chain(std::iter::once(src)).chain((0..MASTERS).filter(|&n| n != src && n != dst)) {
+        let _: String = cmd(&mut cluster.nodes[node].conn(), &["CLUSTER", "SETSLOT", &slot_arg, "NODE", &dst_id]);
+    }
+    // Nothing was left behind on the source; the holder's lease moved.
+    assert_eq!(cmd::<i64>(&mut src_con, &["CLUSTER", "COUNTKEYSINSLOT", &slot_arg]), 0);
+    let peek: Value = cmd(&mut dst_con, &["RL.PEEK", "CONCURRENCY", key, "1", "60000"]);
+    let Value::Array(items) = peek else { panic!("{peek:?}") };
+    assert_eq!(
+        (items[0].clone(), items[2].clone()),
+        (Value::Int(0), Value::Int(0)),
+        "the holder's lease is on the new owner"
+    );
+}

@@ -313,3 +313,45 @@ fn a_replica_sees_only_the_grant() {
     assert_eq!(digest(&mut r, "r"), digest(&mut m, "r"));
     assert!(exists(&mut r, "r"));
 }
+
+/// A key deleted, renamed away or moved to another database under its
+/// waiters answers them with an error that says so (before, a missing key
+/// read as empty and they were granted a fresh lease set); the module's own
+/// deletion of a key (its last lease released) grants them as before.
+#[test]
+fn waiters_of_a_key_deleted_renamed_or_moved_are_told_so() {
+    let gone = "the key was deleted, renamed or moved while the client waited (its slot may have migrated): retry";
+    let s = frozen_server(&[]);
+    let mut c = s.conn();
+    for (how, words) in [
+        ("DEL", vec!["DEL", "q"]),
+        ("UNLINK", vec!["UNLINK", "q"]),
+        ("RENAME", vec!["RENAME", "q", "q2"]),
+        ("MOVE", vec!["MOVE", "q", "1"]),
+    ] {
+        assert!(acquire(&mut c, "RL.ACQUIRE q 1 60000").0, "{how}");
+        let (tx, rx) = mpsc::channel();
+        let threads: Vec<_> =
+            (0..3).map(|i| waiter(&s, "RL.ACQUIRE q 1 60000 WAIT 60000".to_string(), i, tx.clone())).collect();
+        until_waiting(&mut c, 3);
+        let _: Value = raw(&mut c, &words).unwrap();
+        for _ in 0..3 {
+            let (tag, r) = rx.recv_timeout(REPLY_BOUND).expect("a waiter was not answered");
+            let e = r.unwrap_err();
+            assert!(e.ends_with(gone), "{how}, waiter {tag}: {e}");
+        }
+        threads.into_iter().for_each(|t| t.join().unwrap());
+        assert_eq!(wait_stat(&mut c, "waiting"), 0, "{how}");
+        assert!(!exists(&mut c, "q"), "{how}: a waiter took a lease on the gone key");
+        let _: Value = raw(&mut c, &["FLUSHALL"]).unwrap();
+    }
+    // The module deleting the key itself (the last lease released) grants.
+    let (_, _, _, _, _, lease) = acquire(&mut c, "RL.ACQUIRE q 1 60000");
+    let (tx, rx) = mpsc::channel();
+    let t = waiter(&s, "RL.ACQUIRE q 1 60000 WAIT 60000".to_string(), 0, tx);
+    until_waiting(&mut c, 1);
+    assert_eq!(int(&mut c, &["RL.RELEASE", "q", &lease.unwrap()]), 1);
+    let (_, r) = rx.recv_timeout(REPLY_BOUND).expect("the waiter was not answered");
+    assert!(fields(&r.unwrap()).0, "granted after the release that deleted the key");
+    t.join().unwrap();
+}

@@ -416,6 +416,8 @@ fn load(ctx: Ctx<'_>, args: &[RedisString]) -> Status {
 
     // Propagate effects only when something consumes them (see `effect`).
     effect::watch_replication(ctx);
+    // Waiters whose key is deleted, renamed or migrated are answered.
+    commands::wait::watch_keys(ctx);
 
     // INFO rl.
     if ffi::has!(RedisModule_RegisterInfoFunc) {

@@ -312,9 +312,10 @@ impl<'c, K: Kind> KeyState<'c, K> {
                 }
                 // SAFETY: the command's context and key name, live for the call (their types say
                 // so); the event name is static.
-                unsafe {
+                // Its own deletion: the key's waiters are granted, not told it is gone.
+                super::commands::wait::own_delete(|| unsafe {
                     api!(RedisModule_NotifyKeyspaceEvent(ctx, raw::REDISMODULE_NOTIFY_GENERIC, c"del".as_ptr(), name))
-                };
+                });
                 if !propagate {
                     return;
                 }

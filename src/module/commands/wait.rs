@@ -284,13 +284,7 @@ fn wake_queue(ctx: Ctx<'_>, at: &QueueKey) -> Option<u64> {
     let next = QUEUES.with(|q| {
         let mut q = q.borrow_mut();
         let queue = q.get_mut(at)?;
-        let unblock = |w: &mut Waiter, error: Option<&'static str>| {
-            w.chosen = true;
-            let data = Box::into_raw(Box::new(Unblocked { at: at.clone(), seq: w.seq, error }));
-            // SAFETY: `w.bc` is a blocked client not yet unblocked (`chosen` is set once);
-            // the server hands `data` back to `granted`, which frees it.
-            unsafe { api!(RedisModule_UnblockClient(w.bc, data.cast())) };
-        };
+        let unblock = |w: &mut Waiter, error: Option<&'static str>| unblock(at, w, error);
         let Ok(key) = KeyState::<Acquire>::open_read(ctx, name.key()) else {
             // Another type in the key: nothing can be granted there.
             for w in queue.waiters.iter_mut().filter(|w| !w.chosen) {
@@ -331,6 +325,103 @@ fn wake_queue(ctx: Ctx<'_>, at: &QueueKey) -> Option<u64> {
     });
     drop(name);
     next
+}
+
+/// Unblocks `w`, a waiter of the queue `at` not yet chosen: granted
+/// (`error: None`), or answered `error`.
+fn unblock(at: &QueueKey, w: &mut Waiter, error: Option<&'static str>) {
+    w.chosen = true;
+    let data = Box::into_raw(Box::new(Unblocked { at: at.clone(), seq: w.seq, error }));
+    // SAFETY: `w.bc` is a blocked client not yet unblocked (`chosen` is set once);
+    // the server hands `data` back to `granted`, which frees it.
+    unsafe { api!(RedisModule_UnblockClient(w.bc, data.cast())) };
+}
+
+/// What a waiter whose key went away under it is answered.
+pub const KEY_GONE: &str =
+    "ERR the key was deleted, renamed or moved while the client waited (its slot may have migrated): retry";
+
+thread_local! {
+    /// Set while the module itself deletes a key (a lease set whose last
+    /// lease ended): its own `del` event, after which waiters are granted.
+    static OWN_DELETE: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Runs `f`, the module's own deletion of a key and its `del` event.
+pub fn own_delete<T>(f: impl FnOnce() -> T) -> T {
+    OWN_DELETE.set(true);
+    let out = f();
+    OWN_DELETE.set(false);
+    out
+}
+
+/// Watches for keys that leave under their waiters: `DEL`, `UNLINK`,
+/// `RENAME`, `MOVE`, and `MIGRATE` or a slot that leaves the node in a
+/// cluster (each fires a generic `del` or `*_from` event). Without it a
+/// missing key reads as empty, and its waiters would be granted a new
+/// lease set, on a node that may no longer serve the key.
+pub fn watch_keys(ctx: Ctx<'_>) {
+    if has!(RedisModule_SubscribeToKeyspaceEvents) {
+        // SAFETY: the load's context (a `Ctx`); `on_key_event` has the signature the
+        // server calls it with.
+        unsafe {
+            api!(RedisModule_SubscribeToKeyspaceEvents(
+                ctx.raw(),
+                raw::REDISMODULE_NOTIFY_GENERIC as c_int,
+                Some(on_key_event)
+            ))
+        };
+    }
+}
+
+/// A generic keyspace event: a key with waiters that was deleted, renamed
+/// away or moved answers them [`KEY_GONE`].
+unsafe extern "C" fn on_key_event(
+    ctx: *mut RedisModuleCtx,
+    _type: c_int,
+    event: *const std::os::raw::c_char,
+    key: *mut RedisModuleString,
+) -> c_int {
+    // The fast path of every DEL on the server: nobody waits.
+    if WAITING.load(Relaxed) == 0 || OWN_DELETE.get() || event.is_null() {
+        return 0;
+    }
+    // SAFETY: the server passes a NUL-terminated event name.
+    let event = unsafe { std::ffi::CStr::from_ptr(event) }.to_bytes();
+    if !matches!(event, b"del" | b"rename_from" | b"move_from") {
+        return 0;
+    }
+    // SAFETY: the server's context for this event; `key` its key, live for it.
+    unsafe {
+        entry::with_ctx(ctx, "the waiters' key events", 0, |ctx| {
+            key_gone(ctx, key);
+            0
+        })
+    }
+}
+
+/// Answers the waiters of `key` (in the selected database) [`KEY_GONE`].
+///
+/// # Safety
+/// `key` is a live string for the call.
+unsafe fn key_gone(ctx: Ctx<'_>, key: *mut RedisModuleString) {
+    let mut len = 0usize;
+    // SAFETY: a live string (the contract).
+    let ptr = unsafe { api!(RedisModule_StringPtrLen(key, &mut len)) };
+    if ptr.is_null() {
+        return;
+    }
+    // SAFETY: StringPtrLen gives the string's buffer and length.
+    let name = unsafe { std::slice::from_raw_parts(ptr.cast::<u8>(), len) };
+    // SAFETY: the event's context (a `Ctx`).
+    let at: QueueKey = (unsafe { api!(RedisModule_GetSelectedDb(ctx.raw())) }, name.to_vec());
+    QUEUES.with(|q| {
+        if let Some(queue) = q.borrow_mut().get_mut(&at) {
+            for w in queue.waiters.iter_mut().filter(|w| !w.chosen) {
+                unblock(&at, w, Some(KEY_GONE));
+            }
+        }
+    });
 }
 
 /// Arms the timer that looks at the queues again in `ms` (at most
