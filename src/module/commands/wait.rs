@@ -79,11 +79,59 @@ struct Waiter {
     chosen: bool,
 }
 
+/// A key's waiters, in arrival order (`seq` ascending), and running totals,
+/// so that no call walks the whole queue: waking N waiters one at a time
+/// costs O(N) overall, not O(N^2).
 #[derive(Default)]
 struct Queue {
     waiters: VecDeque<Waiter>,
     /// The latest limit any call on the key gave.
     limit: u64,
+    /// The units every waiter asks for.
+    units: u64,
+    /// The units of the chosen waiters, not yet answered: spoken for.
+    chosen_units: u64,
+}
+
+impl Queue {
+    fn push(&mut self, w: Waiter) {
+        self.units = self.units.saturating_add(w.cost);
+        self.waiters.push_back(w);
+    }
+
+    /// Where waiter `seq` is (arrival order is `seq` order).
+    fn find(&self, seq: u64) -> Option<usize> {
+        self.waiters.binary_search_by_key(&seq, |w| w.seq).ok()
+    }
+
+    /// Takes waiter `seq` out of the queue.
+    fn remove(&mut self, seq: u64) -> Option<Waiter> {
+        let w = self.waiters.remove(self.find(seq)?)?;
+        self.units = self.units.saturating_sub(w.cost);
+        if w.chosen {
+            self.chosen_units = self.chosen_units.saturating_sub(w.cost);
+        }
+        Some(w)
+    }
+
+    /// Unblocks waiter `i` of the queue at `at` unless it was chosen
+    /// already: granted (`error: None`), or answered `error`.
+    fn choose(&mut self, at: &QueueKey, i: usize, error: Option<&'static str>) {
+        let Some(w) = self.waiters.get_mut(i).filter(|w| !w.chosen) else { return };
+        w.chosen = true;
+        self.chosen_units = self.chosen_units.saturating_add(w.cost);
+        let data = Box::into_raw(Box::new(Unblocked { at: at.clone(), seq: w.seq, error }));
+        // SAFETY: `w.bc` is a blocked client not yet unblocked (`chosen` is set once);
+        // the server hands `data` back to `granted`, which frees it.
+        unsafe { api!(RedisModule_UnblockClient(w.bc, data.cast())) };
+    }
+
+    /// Answers every waiter not yet chosen `error`.
+    fn answer_all(&mut self, at: &QueueKey, error: &'static str) {
+        for i in 0..self.waiters.len() {
+            self.choose(at, i, Some(error));
+        }
+    }
 }
 
 /// A queue's key: the database and the key's name.
@@ -152,7 +200,7 @@ pub fn behind_waiters<A: for<'s> Algorithm<State<'s> = LeaseBlock<&'s [u64]>, Wr
             RAISED.set(true);
         }
         queue.limit = limiter.limit();
-        Some(queue.waiters.iter().map(|w| w.cost).sum::<u64>())
+        Some(queue.units)
     });
     let Some(queued) = queued else { return };
     let cost = match &verdict.change {
@@ -234,7 +282,7 @@ pub fn command(ctx: Ctx<'_>, args: Argv<'_>, wait_ms: u64) {
         let mut q = q.borrow_mut();
         let queue = q.entry(at.clone()).or_default();
         queue.limit = limiter.limit();
-        queue.waiters.push_back(Waiter { seq, bc, cost: opts.cost, id, chosen: false });
+        queue.push(Waiter { seq, bc, cost: opts.cost, id, chosen: false });
     });
     BLOCKED.with(|b| b.borrow_mut().insert(bc as usize, (at, seq)));
     WAITING.fetch_add(1, Relaxed);
@@ -263,8 +311,7 @@ fn leave(at: &QueueKey, seq: u64) -> Option<u64> {
     QUEUES.with(|q| {
         let mut q = q.borrow_mut();
         let queue = q.get_mut(at)?;
-        let i = queue.waiters.iter().position(|w| w.seq == seq)?;
-        let w = queue.waiters.remove(i)?;
+        let w = queue.remove(seq)?;
         BLOCKED.with(|b| b.borrow_mut().remove(&(w.bc as usize)));
         WAITING.fetch_sub(1, Relaxed);
         let limit = queue.limit;
@@ -284,12 +331,9 @@ fn wake_queue(ctx: Ctx<'_>, at: &QueueKey) -> Option<u64> {
     let next = QUEUES.with(|q| {
         let mut q = q.borrow_mut();
         let queue = q.get_mut(at)?;
-        let unblock = |w: &mut Waiter, error: Option<&'static str>| unblock(at, w, error);
         let Ok(key) = KeyState::<Acquire>::open_read(ctx, name.key()) else {
             // Another type in the key: nothing can be granted there.
-            for w in queue.waiters.iter_mut().filter(|w| !w.chosen) {
-                unblock(w, Some("WRONGTYPE the key no longer holds a lease set"));
-            }
+            queue.answer_all(at, "WRONGTYPE the key no longer holds a lease set");
             return None;
         };
         let state = key.state();
@@ -297,10 +341,14 @@ fn wake_queue(ctx: Ctx<'_>, at: &QueueKey) -> Option<u64> {
             Some(s) => (s.units().saturating_sub(s.units_through(now.0)), Some(s)),
             None => (0, None),
         };
-        let mut spoken = queue.waiters.iter().filter(|w| w.chosen).map(|w| w.cost).sum::<u64>();
+        let mut spoken = queue.chosen_units;
         let limit = queue.limit;
         let mut next = None;
-        for w in queue.waiters.iter_mut() {
+        // The chosen waiters are a prefix of the queue (waiters are chosen
+        // in order, or all at once), answered by the next event-loop turn.
+        let first = queue.waiters.iter().position(|w| !w.chosen).unwrap_or(queue.waiters.len());
+        for i in first..queue.waiters.len() {
+            let w = &queue.waiters[i];
             if w.chosen {
                 continue;
             }
@@ -318,23 +366,13 @@ fn wake_queue(ctx: Ctx<'_>, at: &QueueKey) -> Option<u64> {
             if !renews {
                 spoken += w.cost;
             }
-            unblock(w, None);
+            queue.choose(at, i, None);
         }
         drop(key);
         next
     });
     drop(name);
     next
-}
-
-/// Unblocks `w`, a waiter of the queue `at` not yet chosen: granted
-/// (`error: None`), or answered `error`.
-fn unblock(at: &QueueKey, w: &mut Waiter, error: Option<&'static str>) {
-    w.chosen = true;
-    let data = Box::into_raw(Box::new(Unblocked { at: at.clone(), seq: w.seq, error }));
-    // SAFETY: `w.bc` is a blocked client not yet unblocked (`chosen` is set once);
-    // the server hands `data` back to `granted`, which frees it.
-    unsafe { api!(RedisModule_UnblockClient(w.bc, data.cast())) };
 }
 
 /// What a waiter whose key went away under it is answered.
@@ -417,9 +455,7 @@ unsafe fn key_gone(ctx: Ctx<'_>, key: *mut RedisModuleString) {
     let at: QueueKey = (unsafe { api!(RedisModule_GetSelectedDb(ctx.raw())) }, name.to_vec());
     QUEUES.with(|q| {
         if let Some(queue) = q.borrow_mut().get_mut(&at) {
-            for w in queue.waiters.iter_mut().filter(|w| !w.chosen) {
-                unblock(&at, w, Some(KEY_GONE));
-            }
+            queue.answer_all(&at, KEY_GONE);
         }
     });
 }
@@ -527,10 +563,7 @@ unsafe extern "C" fn on_disconnect(_ctx: *mut RedisModuleCtx, bc: *mut RedisModu
     entry::guard("a waiter's disconnection", (), || {
         if let Some((at, seq)) = BLOCKED.with(|b| b.borrow().get(&(bc as usize)).cloned()) {
             let chosen = QUEUES.with(|q| {
-                q.borrow()
-                    .get(&at)
-                    .and_then(|queue| queue.waiters.iter().find(|w| w.seq == seq))
-                    .is_some_and(|w| w.chosen)
+                q.borrow().get(&at).and_then(|queue| queue.find(seq).map(|i| queue.waiters[i].chosen)).unwrap_or(false)
             });
             leave(&at, seq);
             if !chosen {
