@@ -78,9 +78,16 @@ pub fn run<K: Kind, A: for<'s> Algorithm<State<'s> = K::State<'s>, Write = K::Wr
         Err(ArgError::WrongArity) => return reply_wrong_arity(ctx),
         Err(e) => return reply_error(ctx, &e.to_string()),
     };
+    let flags = context_flags(ctx);
+    // RL.ACQUIRE ... WAIT (only its grammar takes WAIT): a key with
+    // waiters queues; otherwise decided here, and only a denial blocks.
+    let mut may_block = None;
     if let Some(wait_ms) = opts.wait_ms {
-        // RL.ACQUIRE ... WAIT: only its grammar takes WAIT.
-        return wait::command(ctx, args, wait_ms);
+        match wait::path(ctx, &args, &opts, flags) {
+            wait::WaitPath::Queue => return wait::command(ctx, args, wait_ms),
+            wait::WaitPath::Decide => may_block = Some(wait_ms),
+            wait::WaitPath::Now => {}
+        }
     }
     let mut key = match KeyState::<K>::open(ctx, args.key(1)) {
         Ok(key) => key,
@@ -90,7 +97,14 @@ pub fn run<K: Kind, A: for<'s> Algorithm<State<'s> = K::State<'s>, Write = K::Wr
     let now = clock::now();
     let mut verdict = decide(limiter, key.state(), now, &opts);
     K::behind_waiters(ctx, limiter, key.state(), now, args.bytes(1), &mut verdict);
-    let flags = context_flags(ctx);
+    if let Some(wait_ms) = may_block {
+        // Denied now, but a release or an expiry can make room: wait
+        // (nothing is written; a repair waits for the grant's write).
+        if !verdict.decision.allowed && verdict.decision.retry_after_ms >= 0 {
+            key.close();
+            return wait::command(ctx, args, wait_ms);
+        }
+    }
 
     let wrote = !opts.peek && verdict.change.is_some();
     if let (true, Some(change)) = (wrote, &verdict.change) {

@@ -44,7 +44,7 @@ use crate::module::acquire::Acquire;
 use crate::module::args::{ArgError, Options};
 use crate::module::clock;
 use crate::module::entry;
-use crate::module::ffi::{api, context_flags, has, reply_error, reply_wrong_arity, Argv, Ctx, OwnedString};
+use crate::module::ffi::{api, has, reply_error, reply_wrong_arity, Argv, Ctx, OwnedString};
 use crate::module::kinds::Kind;
 use crate::module::state::KeyState;
 
@@ -223,7 +223,38 @@ pub fn behind_waiters<A: for<'s> Algorithm<State<'s> = LeaseBlock<&'s [u64]>, Wr
     verdict.change = None;
 }
 
-/// `RL.ACQUIRE ... WAIT timeout_ms`.
+/// How an `RL.ACQUIRE ... WAIT` call runs, decided before its key is read.
+pub enum WaitPath {
+    /// As without `WAIT`: it cannot block (inside MULTI, a script or a
+    /// function, on a replica's stream, loading), or has nothing to wait
+    /// for (`COST 0`, `PEEK`).
+    Now,
+    /// Nobody waits on the key: decided as without `WAIT`, in the one
+    /// pass; only a denial that a later release can turn into a grant
+    /// blocks ([`block`]). A wait granted at once costs what an acquire does.
+    Decide,
+    /// Clients wait on the key: it joins the queue ([`command`]), first in,
+    /// first out, even if it would fit now (no barging).
+    Queue,
+}
+
+/// Which [`WaitPath`] an acquire with `opts` (its `WAIT` given) takes.
+pub fn path(ctx: Ctx<'_>, args: &Argv<'_>, opts: &Options, flags: u32) -> WaitPath {
+    let cannot_block = raw::REDISMODULE_CTX_FLAGS_MULTI
+        | raw::REDISMODULE_CTX_FLAGS_LUA
+        | raw::REDISMODULE_CTX_FLAGS_DENY_BLOCKING
+        | raw::REDISMODULE_CTX_FLAGS_REPLICATED
+        | raw::REDISMODULE_CTX_FLAGS_LOADING;
+    if flags & cannot_block != 0 || opts.cost == 0 || opts.peek {
+        WaitPath::Now
+    } else if has_waiters(ctx, args.bytes(1)) {
+        WaitPath::Queue
+    } else {
+        WaitPath::Decide
+    }
+}
+
+/// `RL.ACQUIRE ... WAIT timeout_ms` on a key that clients wait on: joins its queue.
 pub fn command(ctx: Ctx<'_>, args: Argv<'_>, wait_ms: u64) {
     let parsed = Acquire::parse_command(&args);
     let (limiter, opts) = match &parsed {
@@ -231,27 +262,7 @@ pub fn command(ctx: Ctx<'_>, args: Argv<'_>, wait_ms: u64) {
         Err(ArgError::WrongArity) => return reply_wrong_arity(ctx),
         Err(e) => return reply_error(ctx, &e.to_string()),
     };
-    let flags = context_flags(ctx);
-    let cannot_block = raw::REDISMODULE_CTX_FLAGS_MULTI
-        | raw::REDISMODULE_CTX_FLAGS_LUA
-        | raw::REDISMODULE_CTX_FLAGS_DENY_BLOCKING
-        | raw::REDISMODULE_CTX_FLAGS_REPLICATED
-        | raw::REDISMODULE_CTX_FLAGS_LOADING;
     let key = args.bytes(1);
-    if flags & cannot_block != 0 || opts.cost == 0 || opts.peek {
-        return acquire_now(ctx, args);
-    }
-    if !has_waiters(ctx, key) {
-        let k = match KeyState::<Acquire>::open_read(ctx, args.key(1)) {
-            Ok(k) => k,
-            Err(e) => return reply_error(ctx, &e.message::<Acquire>()),
-        };
-        let d = limiter.decide(k.state(), clock::now(), opts.cost).decision;
-        drop(k);
-        if d.allowed || d.retry_after_ms < 0 {
-            return acquire_now(ctx, args);
-        }
-    }
     let at = (selected_db(ctx), key.to_vec());
     let full = QUEUES.with(|q| q.borrow().get(&at).is_some_and(|queue| queue.waiters.len() >= MAX_WAITERS_PER_KEY));
     if full {
