@@ -35,7 +35,10 @@ SERVER = os.environ.get("REDIS_SERVER", "redis-server")
 # Every kind's calls: key, then argvs run on it in order.
 CALLS = {
     "gcra": [["RL.GCRA", "gcra", "10", "1000"], ["RL.GCRA", "gcra", "10", "1000", "BURST", "20", "COST", "3"]],
+    # Booked states (MAXWAIT): two words, allocated, the RDB word flagged.
+    "gcrabooked": [["RL.GCRA", "gcrabooked", "10", "1000", "BURST", "1", "MAXWAIT", "1000"]] * 3,
     "tokenbucket": [["RL.TOKENBUCKET", "tokenbucket", "10", "1", "1000", "COST", "4"]],
+    "tokenbucketbooked": [["RL.TOKENBUCKET", "tokenbucketbooked", "2", "1", "1000", "COST", "2", "MAXWAIT", "5000"]] * 2,
     "slide": [["RL.SLIDE", "slide", "10", "60000"], ["RL.SLIDE", "slide", "10", "60000", "COST", "2"]],
     "log": [["RL.LOG", "log", "10", "60000"], ["RL.LOG", "log", "10", "60000", "COST", "3"],
             ["RL.LOG", "log", "10", "60000", "REFUND", "1"]],
@@ -49,6 +52,8 @@ ARGS = [
     ["RL.GCRA", "k", "10", "1000", "BURST", "20", "COST", "2"],
     ["RL.GCRA", "k", "10", "1000", "REFUND", "1"],
     ["RL.TOKENBUCKET", "k", "10", "1", "1000", "PEEK"],
+    ["RL.GCRA", "k", "10", "1000", "BURST", "2", "MAXWAIT", "500", "PEEK"],
+    ["RL.ALL", "2", "a", "b", "GCRA", "10", "1000", "TOKENBUCKET", "5", "1", "1000", "COST", "2", "MAXWAIT", "1000"],
     ["RL.SLIDE", "k", "10", "60000", "COST", "0"],
     ["RL.LOG", "k", "10", "60000", "REFUND", "2"],
     ["RL.QUOTA", "k", "100", "MONTH", "TZ", "America/New_York", "COST", "5"],
@@ -144,6 +149,9 @@ def main():
     at = 1 + (9 if lease[1] == 0x81 else 5)
     write("rdb", "concurrency-aux", b"\xf7" + lease[1:at] + rdb_len(2) + rdb_len(1) + rdb_len(2) + rdb_len(17)
           + rdb_len(0))
+    # Numbered by position: clear the old ones first.
+    for old in glob.glob(os.path.join(CORPUS, "args", "*")):
+        os.remove(old)
     for i, argv in enumerate(ARGS):
         write("args", "%02d-%s" % (i, argv[0].lower()), "\n".join(argv).encode())
     rng = random.Random(31)

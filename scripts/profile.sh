@@ -7,7 +7,8 @@
 # count the propagation of effects (built only when an AOF or a replica
 # consumes them). MODULE_ARGS passes module arguments, e.g.
 # MODULE_ARGS="top-capacity 0" to count decisions without RL.TOP's tracking.
-# MODULE_SO profiles another build of the module (default: the release build).
+# MODULE_SO profiles another build of the module as it is, building nothing
+# (default: the release build, built first).
 # ONLY (an extended regex) runs only the rows whose name matches it. KEEP (a
 # directory) keeps each row's callgrind file there, for callgrind_annotate.
 set -euo pipefail
@@ -15,7 +16,9 @@ cd "$(dirname "$0")/.."
 N=${1:-20000}
 SERVER=${REDIS_SERVER:-redis-server}
 command -v valgrind >/dev/null || { echo "profile: valgrind missing (apt-get install valgrind)" >&2; exit 1; }
-cargo build --release --lib -q
+# Another build (MODULE_SO) is used as it is: nothing is built, so a run can
+# go on beside a build or a test run in the same tree.
+[ -n "${MODULE_SO:-}" ] || cargo build --release --lib -q
 MODULE="${MODULE_SO:-$PWD/target/release/libredis_rl.so}"
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT

@@ -576,8 +576,8 @@ fn canned(keyword: &str) -> &'static [&'static [u8]] {
     }
 }
 
-/// Decides a call and a refund of kind `K` on `value` at `secs` (with the
-/// canned parameters): no panic, whatever state a load accepted.
+/// Decides a call, a refund and a booking of kind `K` on `value` at `secs`
+/// (with the canned parameters): no panic, whatever state a load accepted.
 fn decide_on<K: Kind>(value: *mut c_void, secs: u64) {
     let words = canned(K::KEYWORD);
     let Ok((limiter, _)) = K::grammar(&mut args::Cursor::spec(|i| words[i], 0, words.len(), K::KEYWORD)) else {
@@ -588,6 +588,8 @@ fn decide_on<K: Kind>(value: *mut c_void, secs: u64) {
     let state = unsafe { K::read(value) };
     let _ = limiter.decide(Some(state), now, 1);
     let _ = limiter.settle(Some(state), now, 1);
+    // A booking (MAXWAIT, at its longest) on whatever was loaded.
+    let _ = limiter.decide_within(Some(state), now, 2, 1_000_000 * 1_000_000);
 }
 
 // ---------------------------------------------------------------------------
