@@ -292,10 +292,35 @@ fn failing_over_to_the_replica_keeps_state_and_the_limit() {
     let before: Vec<(String, i64)> =
         keys.iter().map(|k| (digest(&mut master_con, k), pexpiretime(&mut master_con, k))).collect();
 
+    // A client waits on the master for a lease another holds.
+    let pool = "{fo}:pool";
+    let held: Value = cmd(&mut master_con, &["RL.ACQUIRE", pool, "1", "600000", "ID", "holder"]);
+    assert!(matches!(&held, Value::Array(items) if items[0] == Value::Int(1)), "{held:?}");
+    let mut waiter = cluster.nodes[master].conn();
+    waiter.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    let waiting = thread::spawn(move || -> redis::RedisResult<Value> {
+        redis::cmd("RL.ACQUIRE").arg(pool).arg(1).arg(600000).arg("WAIT").arg(600000).query(&mut waiter)
+    });
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !cmd::<String>(&mut master_con, &["INFO", "rl"]).contains("waiting=1") {
+        assert!(Instant::now() < deadline, "the waiter never blocked");
+        thread::sleep(Duration::from_millis(2));
+    }
+    let acked: i64 = cmd(&mut master_con, &["WAIT", "1", "5000"]);
+    assert_eq!(acked, 1);
+
     let _: String = cmd(&mut cluster.nodes[replica].conn(), &["CLUSTER", "FAILOVER"]);
     cluster.wait_until("the replica has taken over", |c| c.owner_seen_by(replica, slot) == Some(replica));
     assert_eq!(cluster.owner(slot), replica);
     cluster.wait_until_settled();
+
+    // The failover answers the waiter (the server unblocks it as its node
+    // turns replica), and leaves no waiter behind on the old master.
+    let answer = waiting.join().unwrap();
+    assert!(answer.is_err(), "a waiter on a node that turned replica was granted: {answer:?}");
+    let mut old_master = cluster.nodes[master].conn();
+    let info: String = cmd(&mut old_master, &["INFO", "rl"]);
+    assert!(info.contains("waiting=0"), "{info}");
 
     let mut new_master = cluster.nodes[replica].conn();
     for (key, (digest_before, expire_before)) in keys.iter().zip(&before) {
