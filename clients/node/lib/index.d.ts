@@ -284,6 +284,12 @@ export interface LimiterOptions {
    * a warning is logged once per name instead. At most 10,000 names are remembered.
    */
   strictParams?: boolean;
+  /**
+   * The client that acquires with waitMs are sent over (RL.ACQUIRE ... WAIT
+   * blocks its connection); releases and everything else go over `client`.
+   * Default: `client` itself.
+   */
+  blockingClient?: unknown;
 }
 
 export type Check = readonly [Limit, Identity] | readonly [Limit, Identity, number]

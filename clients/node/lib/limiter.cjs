@@ -3,7 +3,7 @@
 
 const { randomUUID } = require('node:crypto');
 const { Decision, parseAllReply, combine } = require('./decision.cjs');
-const { makeBackend } = require('./backend.cjs');
+const { makeBackend, ModuleBackend, AutoBackend } = require('./backend.cjs');
 const { keySlot } = require('./crc16.cjs');
 const { Limit, Local, checkPolicy } = require('./limits.cjs');
 const {
@@ -189,13 +189,17 @@ const secondsSince = (t0) => Number(process.hrtime.bigint() - t0) / 1e9;
 class Limiter {
   constructor(client, opts = {}) {
     const { prefix = 'rl:', onError = 'closed', timeoutMs = DEFAULT_TIMEOUT_MS, metrics = null, backend, onFallback = null,
-      logger = console, durable = null, strictParams = true } = opts;
+      logger = console, durable = null, strictParams = true, blockingClient = null } = opts;
     if (typeof prefix !== 'string') throw new TypeError('prefix must be a string');
     if (timeoutMs !== null && timeoutMs !== 0 && !(Number.isFinite(timeoutMs) && timeoutMs > 0)) {
       throw new RangeError('timeoutMs must be a positive number (or 0/null: no timeout)');
     }
     this.client = client;
     this.backend = makeBackend(backend, client);
+    // Acquires with waitMs go over this client when given (a connection of
+    // their own: a blocked call holds its connection); everything else,
+    // releases included, over `client`.
+    this.blocking = blockingClient ? new ModuleBackend(blockingClient) : null;
     this.prefix = prefix;
     this.onError = checkPolicy(onError) ?? 'closed';
     this.timeoutMs = timeoutMs || 0;
@@ -689,14 +693,23 @@ class Limiter {
     const key = this.keyOf(limit, identity, undefined);
     const sent = performance.now();
     let pending;
+    let raw = null; // the server's answer, when it is sent from here (not durable)
     if (dur) {
       pending = this.check(limit, identity, { cost, id, durable: dur, mode: 'hold' }).then((d) => {
         if (d.source === 'redis' && d.allowed && d.lease === null) d.lease = String(id);
         return d;
       });
     } else {
+      if (waitMs && this.blocking && this.backend instanceof AutoBackend && !this.backend.chosen) {
+        await this.backend.detect(key); // auto: the Lua library cannot wait (NotSupportedError below)
+        if (this.backend.name === 'lua') throw new NotSupportedError('WAIT', 'lua');
+      }
+      const via = waitMs && this.blocking ? this.blocking : this.backend;
       const args = waitMs ? [...limit.args(cost, id), 'WAIT', String(waitMs)] : limit.args(cost, id);
-      pending = this.run(limit, key, cost, () => this.backend.check(limit, key, args, undefined, waitMs || undefined), 'hold', waitMs);
+      pending = this.run(limit, key, cost, () => {
+        raw = via.check(limit, key, args, undefined, waitMs || undefined);
+        return raw;
+      }, 'hold', waitMs);
     }
     let d;
     if (signal) {
@@ -709,8 +722,15 @@ class Limiter {
         d = await Promise.race([pending, aborted]);
       } catch (err) {
         if (!signal.aborted) throw err;
-        // Abandoned: whatever the call still answers is given back, once.
-        pending.then((late) => this.abandon(late, key, id), () => this.call(this.backend.release(key, id)).catch(() => {}));
+        // Abandoned: once the server has answered (a blocked call still runs
+        // there), the id is released, so a lease granted after the abort is
+        // given back; a local slot is given back.
+        const release = () => this.call(this.backend.release(key, id)).catch((e) => {
+          if (this.logger) this.logger.warn(`redis-rl: releasing an abandoned lease on "${limit.name}" failed (${e.message}); it expires by itself`);
+        });
+        if (raw) raw.then(release, release);
+        pending.then((late) => { if (raw === null) this.abandon(late, key, id); else if (late.localSemaphore && late.allowed) late.localSemaphore.give(late.cost); },
+          () => {});
         throw err;
       } finally {
         signal.removeEventListener('abort', onAbort);
@@ -718,8 +738,13 @@ class Limiter {
     } else {
       d = await pending;
     }
-    // A timed-out acquire may still have been applied: release its id, once.
-    if (d.error instanceof RedisTimeoutError) this.call(this.backend.release(key, id)).catch(() => {});
+    // A timed-out acquire may still have been applied: release its id, once
+    // (a waiting one when the server has answered it: it may be granted later).
+    if (d.error instanceof RedisTimeoutError) {
+      const release = () => this.call(this.backend.release(key, id)).catch(() => {});
+      if (waitMs && raw) raw.then(release, release);
+      else release();
+    }
     if (!d.allowed) return d;
     if (d.source === 'redis') {
       if (d.lease === null) d.lease = String(id);
@@ -752,7 +777,7 @@ class Limiter {
   checkBlocking(waitMs, dur) {
     if (this.backend.name === 'lua') throw new NotSupportedError('WAIT', 'lua');
     if (dur) throw new TypeError('waitMs and durable do not go together: acquire with waitMs, or durable without it');
-    const adapter = this.backend.adapter;
+    const adapter = (this.blocking || this.backend).adapter;
     const problem = adapter && typeof adapter.blockingProblem === 'function'
       ? adapter.blockingProblem(waitMs + (this.timeoutMs || DEFAULT_TIMEOUT_MS)) : null;
     if (problem) throw new RangeError(`redis-rl: ${problem}`);

@@ -369,6 +369,30 @@ for (const kind of CLIENTS) {
       assert.equal(await held(slots, id), 0);
     });
 
+    test('blockingClient: waits go over it, releases over the client, so a blocked waiter stalls no release', async () => {
+      const both = new Limiter(main.client, { prefix: `a:${kind}:`, logger: memoryLogger(), timeoutMs: 200,
+        blockingClient: waiting.client });
+      const pool = new Concurrency(1, 30000);
+      const id = uniq();
+      const lease = await both.acquire(pool, id, { waitMs: 5000 });
+      assert.ok(lease instanceof Lease);
+      // A second waiter, abandoned: its call still blocks the waiting connection.
+      await assert.rejects(both.acquire(pool, id, { waitMs: 5000, signal: AbortSignal.timeout(50) }), { name: 'TimeoutError' });
+      const t0 = performance.now();
+      assert.equal(await lease.release(), true); // over the main connection: not behind the blocked call
+      assert.ok(performance.now() - t0 < 150);
+      // The release granted the abandoned call; the library gave that lease back.
+      await until(async () => (await held(pool, id)) === 0, 5000);
+      await until(async () => (await infoWaiting(main.client)) === 0, 5000);
+      // Through one Limiter over the waiting connection alone, the same release
+      // would queue behind the blocked call: that is what blockingClient is for.
+      const solo = new Limiter(waiting.client, { prefix: `a:${kind}:`, logger: memoryLogger(), timeoutMs: 200 });
+      const l2 = await solo.acquire(pool, id);
+      await assert.rejects(solo.acquire(pool, id, { waitMs: 1000, signal: AbortSignal.timeout(50) }), { name: 'TimeoutError' });
+      assert.equal(await l2.release(), false); // timed out behind the blocked call (logged); the lease stays...
+      await until(async () => (await held(pool, id)) === 0, 5000); // ...until the queued release runs after it
+    });
+
     test('aborting a blocked acquire rejects at once and leaves no lease when the server grants it later', async () => {
       const slots = new Concurrency(2, 30000);
       const id = uniq();

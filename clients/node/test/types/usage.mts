@@ -51,7 +51,8 @@ async function main(): Promise<void> {
   const n: number = await limiter.withLease(slots, 'alice', async (lease) => (lease.signal.aborted ? 0 : 1), {
     timeoutMs: 1000, signal: AbortSignal.timeout(5000),
   });
-  const waited = await limiter.acquire(slots, 'alice', { waitMs: 5_000, signal: AbortSignal.timeout(6000) });
+  const waiting = new Limiter(io, { blockingClient: io.duplicate() });
+  const waited = await waiting.acquire(slots, 'alice', { waitMs: 5_000, signal: AbortSignal.timeout(6000) });
   const paced = await limiter.pace(perUser, 'alice', { maxWaitMs: 60_000, cost: 1, signal: AbortSignal.timeout(61_000) });
   const booked = await limiter.check(perUser, 'alice', { maxWaitMs: 1000 });
   const wait: number = booked.waitMs + paced.waitMs + (waited.allowed ? 0 : waited.waitMs);
