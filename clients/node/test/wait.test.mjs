@@ -246,6 +246,17 @@ for (const kind of CLIENTS) {
       await assert.rejects(l.pace(g, id, { cost: 2, maxWaitMs: 100000 }), (err) => err.decision.never === true);
     });
 
+    test('pace with the real sleep sleeps waitMs before it resolves', async () => {
+      const g = new Gcra(5, 1000, { burst: 1 }); // a start every 200 ms (the server's clock is frozen)
+      const id = uniq();
+      assert.equal((await limiter.pace(g, id, { maxWaitMs: 1000 })).waitMs, 0);
+      const t0 = performance.now();
+      const d = await limiter.pace(g, id, { maxWaitMs: 1000 });
+      const took = performance.now() - t0;
+      assert.equal(d.waitMs, 200);
+      assert.ok(took >= 199 && took < 1500, `slept ${took} ms`);
+    });
+
     test('pace with the real sleep: aborting the sleep refunds the booking (the state after = before)', async () => {
       const g = new Gcra(1, 60000, { name: 'refund-me' }); // one start a minute: the second pacer would wait 60 s
       const t = new TokenBucket(1, 1, 60000, { name: 'refund-tb' });
