@@ -125,6 +125,20 @@ test('maxWaitMs on a kind that cannot book, or out of range: an error before any
   assert.deepEqual(spy.calls, []);
 });
 
+test('Redis down: pace and a waiting acquire answer by the failure policy, at once', async () => {
+  const refused = { kind: 'x', cluster: false, send: () => Promise.reject(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' })) };
+  const g = new Gcra(5, 1000);
+  const slept = [];
+  const open = new Limiter(refused, { onError: 'open', logger: memoryLogger() });
+  open.sleep = async (ms) => { slept.push(ms); };
+  const d = await open.pace(g, 'u', { maxWaitMs: 1000 });
+  assert.deepEqual([d.allowed, d.source, d.waitMs, slept], [true, 'fail_open', 0, []]);
+  const closed = new Limiter(refused, { onError: 'closed', logger: memoryLogger() });
+  await assert.rejects(closed.pace(g, 'u', { maxWaitMs: 1000 }), (e) => e instanceof RateLimited && e.decision.source === 'fail_closed');
+  const denied = await closed.acquire(new Concurrency(2, 1000), 'u', { waitMs: 1000 });
+  assert.deepEqual([denied.allowed, denied.source], [false, 'fail_closed']);
+});
+
 test('the Lua backend: WAIT and MAXWAIT raise NotSupportedError before any round trip', async () => {
   const sent = [];
   const adapter = { kind: 'x', cluster: false, send: async (...a) => { sent.push(a); return null; } };
