@@ -2,7 +2,7 @@
 // The entry point: new Limiter(client, {prefix, onError, timeoutMs, metrics, backend}).
 
 const { randomUUID } = require('node:crypto');
-const { Decision, parseAllReply, combine } = require('./decision.cjs');
+const { Decision, parseReply, parseAllReply, combine } = require('./decision.cjs');
 const { makeBackend, ModuleBackend, AutoBackend } = require('./backend.cjs');
 const { keySlot } = require('./crc16.cjs');
 const { Limit, Local, checkPolicy } = require('./limits.cjs');
@@ -130,6 +130,15 @@ function checkMaxWait(ms, limits) {
     }
   }
   return ms;
+}
+
+// Whether an RL.ACQUIRE reply granted a lease (an unreadable one counts as granted).
+function grants(reply) {
+  try {
+    return parseReply(reply, true).allowed;
+  } catch {
+    return true;
+  }
 }
 
 // RL.ACQUIRE ... WAIT: 1 to 600,000 ms (0, null or undefined: no waiting).
@@ -728,7 +737,7 @@ class Limiter {
         const release = () => this.call(this.backend.release(key, id)).catch((e) => {
           if (this.logger) this.logger.warn(`redis-rl: releasing an abandoned lease on "${limit.name}" failed (${e.message}); it expires by itself`);
         });
-        if (raw) raw.then(release, release);
+        if (raw) raw.then((r) => { if (grants(r)) release(); }, release);
         pending.then((late) => { if (raw === null) this.abandon(late, key, id); else if (late.localSemaphore && late.allowed) late.localSemaphore.give(late.cost); },
           () => {});
         throw err;
@@ -742,7 +751,7 @@ class Limiter {
     // (a waiting one when the server has answered it: it may be granted later).
     if (d.error instanceof RedisTimeoutError) {
       const release = () => this.call(this.backend.release(key, id)).catch(() => {});
-      if (waitMs && raw) raw.then(release, release);
+      if (waitMs && raw) raw.then((r) => { if (grants(r)) release(); }, release);
       else release();
     }
     if (!d.allowed) return d;

@@ -418,6 +418,25 @@ for (const kind of CLIENTS) {
       await until(async () => (await held(pool, id)) === 0, 5000); // ...until the queued release runs after it
     });
 
+    test('an abandoned wait that ends denied sends no RL.RELEASE (its id may be a lease of yours elsewhere)', async () => {
+      const l = new Limiter(main.client, { prefix: `a:${kind}:`, logger: memoryLogger(), timeoutMs: 500, blockingClient: waiting.client });
+      const releases = [];
+      const inner = l.backend.release.bind(l.backend);
+      l.backend.release = (key, id, w) => { releases.push(id); return inner(key, id, w); };
+      const slots = new Concurrency(1, 30000);
+      const id = uniq();
+      const holder = await limiter.acquire(slots, id);
+      await assert.rejects(l.acquire(slots, id, { waitMs: 200, id: 'mine', signal: AbortSignal.timeout(20) }), { name: 'TimeoutError' });
+      await until(async () => (await infoWaiting(main.client)) === 0, 5000); // the server answered it: denied at 200 ms
+      await sleep(50);
+      assert.deepEqual(releases, []);
+      // Granted after the abort: released, once.
+      await assert.rejects(l.acquire(slots, id, { waitMs: 5000, id: 'mine2', signal: AbortSignal.timeout(20) }), { name: 'TimeoutError' });
+      await holder.release();
+      await until(async () => releases.length === 1 && (await held(slots, id)) === 0, 5000);
+      assert.deepEqual(releases, ['mine2']);
+    });
+
     test('aborting a blocked acquire rejects at once and leaves no lease when the server grants it later', async () => {
       const slots = new Concurrency(2, 30000);
       const id = uniq();
