@@ -87,11 +87,11 @@ describe('paced outgoing client: twelve workers, a partner allowing 100 calls pe
       assert.ok(made > 10 && made < JOBS.length, `made ${made}`);
       assert.equal(partner.stats.ok, made);
       // The limit holds exactly the calls made: its theoretical arrival time is
-      // the first start plus one emission interval per call. Had the twelve
+      // the first start plus one emission interval per call. Had the (up to) twelve
       // waiting bookings stayed, it would be about 12 intervals later.
       const d = await limiter.peek(limit, 'partner-api', 0);
       const expected = t0 + made * emissionMs - Date.now();
-      assert.ok(Math.abs(d.resetAfterMs - expected) < 3 * emissionMs,
+      assert.ok(Math.abs(d.resetAfterMs - expected) < 5 * emissionMs,
         `reset_after_ms ${d.resetAfterMs}, expected about ${expected} (one interval ${emissionMs} ms)`);
     } finally {
       await partner.close();
