@@ -54,12 +54,55 @@ async function nodeRedisPipe(p) {
   return [res[0], Number(res[1])];
 }
 
+// Blocking calls (RL.ACQUIRE ... WAIT): the client's own timeouts must not cut
+// a wait the server keeps.
+// - ioredis commandTimeout applies to every command; a Command whose timer is
+//   armed before it is sent keeps that timer (ioredis arms one only if none
+//   is), so a blocking call gets commandTimeout + the wait.
+// - ioredis socketTimeout (no data for that long destroys the connection) and
+//   node-redis socket.socketTimeout (an idle socket is destroyed) cannot be
+//   set per call: blockingProblem() names them when they are too short.
+// - node-redis's command timeout only runs until the command is written, so a
+//   blocked command is never cut by it.
+const ioredisOptions = (client) => (client.isCluster ? (client.options && client.options.redisOptions) : client.options) || {};
+
+function ioredisBlocking(client, command, args, key, waitMs, slot) {
+  const Command = loadIoredisCommand();
+  const ct = ioredisOptions(client).commandTimeout;
+  if (!Command || (typeof ct !== 'number' && slot === undefined)) return client.call(command, ...args);
+  const cmd = new Command(command, args, { replyEncoding: 'utf8' });
+  if (slot !== undefined && key !== undefined) cmd.slot = keySlot(key);
+  if (typeof ct === 'number') cmd.setTimeout(ct + waitMs);
+  return client.sendCommand(cmd);
+}
+
+function ioredisBlockingProblem(client, needMs) {
+  const st = ioredisOptions(client).socketTimeout;
+  if (typeof st === 'number' && st > 0 && st < needMs) {
+    return `the ioredis socketTimeout (${st} ms) would close the connection during a wait of up to ${needMs} ms: `
+      + 'use a client without socketTimeout (or a longer one) for waiting acquires, or a shorter waitMs';
+  }
+  return null;
+}
+
+function nodeRedisBlockingProblem(client, needMs) {
+  const o = client.options || {};
+  const st = (o.socket && o.socket.socketTimeout) ?? (o.defaults && o.defaults.socket && o.defaults.socket.socketTimeout);
+  if (typeof st === 'number' && st > 0 && st < needMs) {
+    return `the node-redis socket.socketTimeout (${st} ms) would close the connection during a wait of up to ${needMs} ms: `
+      + 'use a client without socketTimeout (or a longer one) for waiting acquires, or a shorter waitMs';
+  }
+  return null;
+}
+
 // ioredis (Redis): client.call(command, ...args).
 function ioredisAdapter(client) {
   return {
     kind: 'ioredis',
     cluster: false,
     send: (command, args) => client.call(command, ...args), // ioredis flattens one level
+    sendBlocking: (command, args, key, waitMs) => ioredisBlocking(client, command, args, key, waitMs),
+    blockingProblem: (needMs) => ioredisBlockingProblem(client, needMs),
     sendWait: async (command, args, key, replicas, timeoutMs) => unpipe(await client.pipeline()
       .call(command, ...args).call('WAIT', String(replicas), String(timeoutMs)).exec()),
   };
@@ -86,6 +129,8 @@ function ioredisClusterAdapter(client) {
   return {
     kind: 'ioredis-cluster',
     cluster: true,
+    sendBlocking: (command, args, key, waitMs) => ioredisBlocking(client, command, args, key, waitMs, true),
+    blockingProblem: (needMs) => ioredisBlockingProblem(client, needMs),
     send(command, args, key) {
       const cmd = new Command(command, args, { replyEncoding: 'utf8' }); // flattens one level
       if (key !== undefined) cmd.slot = keySlot(key);
@@ -111,6 +156,7 @@ function nodeRedisAdapter(client) {
     kind: 'node-redis',
     cluster: false,
     send: (command, args) => client.sendCommand(flat(command, args)),
+    blockingProblem: (needMs) => nodeRedisBlockingProblem(client, needMs),
     sendWait: (command, args, key, replicas, timeoutMs) => nodeRedisPipe(client.multi()
       .addCommand(flat(command, args)).addCommand(['WAIT', String(replicas), String(timeoutMs)])),
   };
@@ -122,6 +168,7 @@ function nodeRedisClusterAdapter(client) {
     kind: 'node-redis-cluster',
     cluster: true,
     send: (command, args, key, readonly) => client.sendCommand(key, !!readonly, flat(command, args)),
+    blockingProblem: (needMs) => nodeRedisBlockingProblem(client, needMs),
     // The pipeline goes to the node of `key` (its routing key): WAIT counts that node's replicas.
     sendWait: (command, args, key, replicas, timeoutMs) => nodeRedisPipe(client.multi(key)
       .addCommand(key, false, flat(command, args)).addCommand(key, false, ['WAIT', String(replicas), String(timeoutMs)])),
@@ -167,7 +214,12 @@ class ModuleBackend {
   }
 
   // One limit's consuming (or REFUND) call: RL.GCRA key args...
-  check(limit, key, args, wait) {
+  // waitMs: the call blocks on the server up to that long (RL.ACQUIRE ... WAIT,
+  // already in args): sent so that the client's command timeout does not cut it.
+  check(limit, key, args, wait, waitMs) {
+    if (waitMs && !wait && typeof this.adapter.sendBlocking === 'function') {
+      return this.adapter.sendBlocking(limit.command, [key, args], key, waitMs);
+    }
     return sendMaybeWait(this.adapter, limit.command, [key, args], key, wait);
   }
 
@@ -303,6 +355,8 @@ class LuaBackend {
     }
   }
 
+  // (A waitMs never reaches here: the Limiter refuses WAIT and MAXWAIT for
+  // this backend, and the library itself answers an ERR for them.)
   check(limit, key, args, wait) {
     return this.fcall('FCALL', [LUA_FUNCTION[limit.kind], '1', key, args], key, false, wait);
   }

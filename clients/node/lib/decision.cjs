@@ -20,20 +20,35 @@ function isMap(reply) {
   return reply !== null && typeof reply === 'object' && !Array.isArray(reply) && !Buffer.isBuffer(reply);
 }
 
+// The sixth field of a RESP2 reply: RL.ACQUIRE's lease id (a bulk string or
+// nil), or, for a rate limit called with MAXWAIT, wait_ms (an integer).
+// concurrency: true/false when the caller knows the kind, undefined to go by
+// the field's type (an integer is wait_ms).
+function sixth(reply, concurrency) {
+  if (reply.length <= 5) return [null, 0];
+  const v = reply[5];
+  const isWait = concurrency === undefined ? (typeof v === 'number' || typeof v === 'bigint') : !concurrency;
+  return isWait ? [null, v === null || v === undefined ? 0 : num(v)] : [str(v), 0];
+}
+
 // One limit's reply: [allowed, limit, remaining, retry_after_ms,
-// reset_after_ms (, lease)] or the map of the same names.
-function parseReply(reply) {
+// reset_after_ms (, lease | , wait_ms)] or the map of the same names.
+// waitMs: 0 unless a MAXWAIT call booked a start that many ms ahead.
+function parseReply(reply, concurrency) {
   if (Array.isArray(reply)) {
+    const [lease, waitMs] = sixth(reply, concurrency);
     return {
       allowed: bool(reply[0]),
       limit: num(reply[1]),
       remaining: num(reply[2]),
       retryAfterMs: num(reply[3]),
       resetAfterMs: num(reply[4]),
-      lease: reply.length > 5 ? str(reply[5]) : null,
+      lease,
+      waitMs,
     };
   }
   if (isMap(reply)) {
+    const w = field(reply, 'wait_ms');
     return {
       allowed: bool(field(reply, 'allowed')),
       limit: num(field(reply, 'limit')),
@@ -41,6 +56,7 @@ function parseReply(reply) {
       retryAfterMs: num(field(reply, 'retry_after_ms')),
       resetAfterMs: num(field(reply, 'reset_after_ms')),
       lease: str(field(reply, 'lease') ?? null),
+      waitMs: w === null || w === undefined ? 0 : num(w),
     };
   }
   throw new TypeError(`redis-rl: unexpected reply ${JSON.stringify(reply)}`);
@@ -48,15 +64,18 @@ function parseReply(reply) {
 
 // RL.ALL: [allowed, retry_after_ms, reply, reply, ...] or
 // {allowed, retry_after_ms, limits: [reply, ...]}.
-function parseAllReply(reply) {
+// kinds (optional): per key, true for a CONCURRENCY spec (its sixth field is
+// the lease), false for a rate limit (wait_ms with MAXWAIT).
+function parseAllReply(reply, kinds) {
+  const one = (r, i) => parseReply(r, kinds ? kinds[i] : undefined);
   if (Array.isArray(reply)) {
-    return { allowed: bool(reply[0]), retryAfterMs: num(reply[1]), limits: reply.slice(2).map(parseReply) };
+    return { allowed: bool(reply[0]), retryAfterMs: num(reply[1]), limits: reply.slice(2).map(one) };
   }
   if (isMap(reply)) {
     return {
       allowed: bool(field(reply, 'allowed')),
       retryAfterMs: num(field(reply, 'retry_after_ms')),
-      limits: field(reply, 'limits').map(parseReply),
+      limits: field(reply, 'limits').map(one),
     };
   }
   throw new TypeError(`redis-rl: unexpected RL.ALL reply ${JSON.stringify(reply)}`);
@@ -65,7 +84,7 @@ function parseAllReply(reply) {
 // --- the Decision ----------------------------------------------------------------
 
 const ceilS = (ms) => Math.ceil(ms / 1000);
-const EMPTY = Object.freeze({ allowed: false, limit: 0, remaining: 0, retryAfterMs: 0, resetAfterMs: 0, lease: null });
+const EMPTY = Object.freeze({ allowed: false, limit: 0, remaining: 0, retryAfterMs: 0, resetAfterMs: 0, lease: null, waitMs: 0 });
 
 // A Structured Field String (RFC 9651 3.3.3): printable ASCII, \ and " escaped.
 const sfString = (s) => `"${s.replace(/[\\"]/g, (c) => `\\${c}`)}"`;
@@ -80,11 +99,11 @@ class Decision {
       d.remaining = num(reply[2]);
       d.retryAfterMs = num(reply[3]);
       d.resetAfterMs = num(reply[4]);
-      d.lease = reply.length > 5 ? str(reply[5]) : null;
+      if (reply.length > 5) [d.lease, d.waitMs] = sixth(reply, policy ? policy.isConcurrency : undefined);
       d.never = d.retryAfterMs === -1;
       return d;
     }
-    return new Decision(parseReply(reply), policy, key, cost);
+    return new Decision(parseReply(reply, policy ? policy.isConcurrency : undefined), policy, key, cost);
   }
 
   constructor(r, policy, key, cost, source = 'redis', error = null) {
@@ -94,6 +113,8 @@ class Decision {
     this.retryAfterMs = r.retryAfterMs;
     this.resetAfterMs = r.resetAfterMs;
     this.lease = r.lease ?? null;
+    // MAXWAIT: allowed and booked for now + waitMs; start then (pace() sleeps it). 0 otherwise.
+    this.waitMs = r.waitMs ?? 0;
     this.never = r.retryAfterMs === -1;
     this.name = policy ? policy.name : null;
     this.key = key;
@@ -180,6 +201,7 @@ class Decision {
       allowed: this.allowed, limit: this.limit, remaining: this.remaining, retryAfterMs: this.retryAfterMs,
       resetAfterMs: this.resetAfterMs, lease: this.lease, never: this.never, name: this.name, source: this.source,
     };
+    o.waitMs = this.waitMs;
     if (this.decisions) {
       o.decisions = this.decisions.map((d) => d.toJSON());
       o.deniedBy = this.deniedBy.map((d) => d.name);
@@ -237,9 +259,11 @@ function combine(parsed, checks, keys) {
   const decisions = parsed.limits.map((r, i) => new Decision(r, checks[i].limit, keys[i], checks[i].cost));
   const ordered = rank(decisions, parsed.allowed);
   const top = ordered[0];
+  // MAXWAIT: every key is booked for one start, so they all say the same wait_ms.
+  const waitMs = decisions.reduce((m, x) => Math.max(m, x.waitMs), 0);
   const d = new Decision({
     allowed: parsed.allowed, limit: top.limit, remaining: top.remaining, retryAfterMs: parsed.retryAfterMs,
-    resetAfterMs: top.resetAfterMs, lease: null,
+    resetAfterMs: top.resetAfterMs, lease: null, waitMs,
   }, top.policy, top.key, top.cost, 'redis');
   d.decisions = decisions;
   d.deniedBy = parsed.allowed ? [] : ordered.filter((x) => !x.allowed);

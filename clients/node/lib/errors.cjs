@@ -79,6 +79,22 @@ class ParameterConflictError extends RangeError {
   }
 }
 
+// The backend cannot do what was asked: WAIT (a blocking acquire) and MAXWAIT
+// (booking, pace) need the module; the Lua library cannot block or book.
+// Raised before any round trip when the Limiter knows its backend is the Lua
+// library, else when the server answers so. feature: 'WAIT' | 'MAXWAIT'.
+class NotSupportedError extends Error {
+  constructor(feature, backend, cause) {
+    super(`redis-rl: ${feature} is not available with the ${backend} backend (the Lua library cannot `
+      + `${feature === 'WAIT' ? 'block' : 'book a start'}); load the module, or check without ${feature}`, cause ? { cause } : undefined);
+    this.name = 'NotSupportedError';
+    this.code = 'ERR_RL_NOT_SUPPORTED';
+    this.feature = feature;
+    this.backend = backend;
+  }
+}
+
 module.exports = {
+  NotSupportedError,
   RateLimited, CrossSlotError, RedisTimeoutError, LeaseLostError, ModuleNotLoadedError, NotDurableError, ParameterConflictError,
 };

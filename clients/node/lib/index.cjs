@@ -39,6 +39,7 @@ module.exports = {
   ModuleNotLoadedError: errors.ModuleNotLoadedError,
   NotDurableError: errors.NotDurableError,
   ParameterConflictError: errors.ParameterConflictError,
+  NotSupportedError: errors.NotSupportedError,
   retry: retry.retry,
   RetryBudget: retry.RetryBudget,
   parseRetryAfter: retry.parseRetryAfter,

@@ -106,6 +106,12 @@ export declare class Decision {
   readonly resetAfterMs: number;
   /** The lease id of an allowed Concurrency check, else null. */
   readonly lease: string | null;
+  /**
+   * maxWaitMs (MAXWAIT): allowed and booked for now + waitMs, so start then
+   * (pace() sleeps it); 0 when it may start at once, and for every other call.
+   * checkAll: every key's booking has the same start, so the same waitMs.
+   */
+  readonly waitMs: number;
   /** retryAfterMs === -1: the cost is above the limit, it can never be allowed. */
   readonly never: boolean;
   readonly name: string | null;
@@ -278,6 +284,12 @@ export interface LimiterOptions {
    * a warning is logged once per name instead. At most 10,000 names are remembered.
    */
   strictParams?: boolean;
+  /**
+   * The client that acquires with waitMs are sent over (RL.ACQUIRE ... WAIT
+   * blocks its connection); releases and everything else go over `client`.
+   * Default: `client` itself.
+   */
+  blockingClient?: unknown;
 }
 
 export type Check = readonly [Limit, Identity] | readonly [Limit, Identity, number]
@@ -287,6 +299,16 @@ export interface AcquireOptions {
   cost?: number;
   /** The lease id (default a random UUID). */
   id?: string;
+  /**
+   * Wait up to this many ms (1 to 600000) for the slot, queued on the server
+   * first in, first out (RL.ACQUIRE ... WAIT); 0 or absent: answer at once.
+   * The connection is blocked meanwhile: give waiting acquires a client of
+   * their own. The Limiter's timeoutMs is extended by it. Not with durable,
+   * nor with the Lua backend (NotSupportedError).
+   */
+  waitMs?: number;
+  /** Aborting rejects with its reason; a lease granted afterwards is released by the library. */
+  signal?: AbortSignal;
   /** Renew the lease (RL.RENEW) every this many ms while held. */
   renewEveryMs?: number | null;
   /** Called once if a renewal finds the lease gone, or (with the renewer) validUntil passes unconfirmed. */
@@ -295,9 +317,16 @@ export interface AcquireOptions {
 }
 
 export interface WithLeaseOptions extends AcquireOptions {
-  signal?: AbortSignal;
   /** Abandon fn after this many ms (withLease rejects with a DOMException named TimeoutError; the lease is released). */
   timeoutMs?: number;
+}
+
+export interface PaceOptions {
+  cost?: number;
+  /** The longest wait for a start (0 to 1000000 ms); required. */
+  maxWaitMs: number;
+  signal?: AbortSignal;
+  tag?: string;
 }
 
 export declare class Limiter {
@@ -311,9 +340,20 @@ export declare class Limiter {
   /** Activations of the failure policy. */
   readonly fallbacks: { total: number; open: number; closed: number; local: number };
   key(limit: Limit, identity: Identity, tag?: string): string;
-  check(limit: Limit, identity: Identity, opts?: number | { cost?: number; id?: string; tag?: string; durable?: DurableOption }): Promise<Decision>;
-  checkAll(checks: readonly Check[], opts?: { cost?: number; tag?: string; peek?: boolean; durable?: DurableOption }): Promise<Decision>;
-  peek(limit: Limit, identity: Identity, opts?: number | { cost?: number; tag?: string }): Promise<Decision>;
+  /** maxWaitMs (Gcra, TokenBucket only; 0 to 1000000): book the earliest start within it (MAXWAIT); see Decision.waitMs. */
+  check(limit: Limit, identity: Identity, opts?: number | { cost?: number; id?: string; tag?: string; durable?: DurableOption; maxWaitMs?: number }): Promise<Decision>;
+  /** maxWaitMs: every limit must be a Gcra or TokenBucket; all are booked for one start. */
+  checkAll(checks: readonly Check[], opts?: { cost?: number; tag?: string; peek?: boolean; durable?: DurableOption; maxWaitMs?: number }): Promise<Decision>;
+  peek(limit: Limit, identity: Identity, opts?: number | { cost?: number; tag?: string; maxWaitMs?: number }): Promise<Decision>;
+  /**
+   * Books a start within maxWaitMs (Gcra, TokenBucket), sleeps until it and
+   * resolves to the Decision. Denied (beyond maxWaitMs, never, fail-closed):
+   * rejects with RateLimited. signal aborting while it sleeps refunds the
+   * booked units and rejects with the signal's reason.
+   */
+  pace(limit: Gcra | TokenBucket, identity: Identity, opts: PaceOptions): Promise<Decision>;
+  /** How pace() sleeps; replace it on an instance to drive time in tests. */
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
   refund(limit: Limit, identity: Identity, amount: number, opts?: { tag?: string; durable?: DurableOption }): Promise<Decision>;
   acquire(limit: Concurrency, identity: Identity, opts?: AcquireOptions): Promise<Lease | DeniedDecision>;
   withLease<T>(limit: Concurrency, identity: Identity, fn: (lease: Lease) => T | Promise<T>, opts?: WithLeaseOptions): Promise<T>;
@@ -347,6 +387,12 @@ export declare class ParameterConflictError extends RangeError {
   readonly previous: Limit;
 }
 
+/** WAIT or MAXWAIT with a backend that cannot block or book (the Lua library). */
+export declare class NotSupportedError extends Error {
+  readonly code: 'ERR_RL_NOT_SUPPORTED';
+  readonly feature: 'WAIT' | 'MAXWAIT';
+  readonly backend: string;
+}
 /** The server does not know the RL.* commands (the module is not loaded); never answered by a failure policy. */
 export declare class ModuleNotLoadedError extends Error {
   readonly cause: Error;
@@ -399,10 +445,12 @@ export interface RetryOptions {
 export declare function retry<T>(fn: (attempt: number) => T | Promise<T>, opts?: RetryOptions): Promise<T>;
 export declare function parseRetryAfter(value: string | null | undefined, now?: () => number): number | null;
 
-export declare function parseReply(reply: unknown): {
+/** concurrency: whether the sixth RESP2 field is a lease (true) or wait_ms (false); absent: by its type. */
+export declare function parseReply(reply: unknown, concurrency?: boolean): {
   allowed: boolean; limit: number; remaining: number; retryAfterMs: number; resetAfterMs: number; lease: string | null;
+  waitMs: number;
 };
-export declare function parseAllReply(reply: unknown): {
+export declare function parseAllReply(reply: unknown, kinds?: readonly boolean[]): {
   allowed: boolean; retryAfterMs: number; limits: ReturnType<typeof parseReply>[];
 };
 export declare function keySlot(key: string | Buffer): number;

@@ -27,6 +27,7 @@ export const {
   ModuleNotLoadedError,
   NotDurableError,
   ParameterConflictError,
+  NotSupportedError,
   retry,
   RetryBudget,
   parseRetryAfter,

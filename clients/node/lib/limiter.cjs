@@ -2,12 +2,13 @@
 // The entry point: new Limiter(client, {prefix, onError, timeoutMs, metrics, backend}).
 
 const { randomUUID } = require('node:crypto');
-const { Decision, parseAllReply, combine } = require('./decision.cjs');
-const { makeBackend } = require('./backend.cjs');
+const { Decision, parseReply, parseAllReply, combine } = require('./decision.cjs');
+const { makeBackend, ModuleBackend, AutoBackend } = require('./backend.cjs');
 const { keySlot } = require('./crc16.cjs');
 const { Limit, Local, checkPolicy } = require('./limits.cjs');
 const {
   RateLimited, CrossSlotError, RedisTimeoutError, LeaseLostError, ModuleNotLoadedError, NotDurableError, ParameterConflictError,
+  NotSupportedError,
 } = require('./errors.cjs');
 
 const DEFAULT_TIMEOUT_MS = 100;
@@ -36,9 +37,17 @@ function isErrorReply(err) {
   return false;
 }
 
+// The Lua library's refusal of WAIT / MAXWAIT ("ERR WAIT is not available in
+// the Lua library: a script cannot block").
+const LUA_REFUSES = /^ERR (WAIT|MAXWAIT) is not available in the Lua library/;
+
 // What to raise for an error the policy does not answer.
 function raised(err) {
-  if (isErrorReply(err) && UNKNOWN_COMMAND.test(err.message || '')) return new ModuleNotLoadedError(err);
+  if (isErrorReply(err)) {
+    if (UNKNOWN_COMMAND.test(err.message || '')) return new ModuleNotLoadedError(err);
+    const m = LUA_REFUSES.exec(err.message || '');
+    if (m) return new NotSupportedError(m[1], 'lua', err);
+  }
   return err;
 }
 
@@ -108,6 +117,58 @@ function checkCost(cost, min = 0) {
   return cost;
 }
 
+// MAXWAIT: 0 to 10^6 ms, on a Gcra or TokenBucket limit only (checked before any round trip).
+const MAX_BOOKING_MS = 1000000;
+function checkMaxWait(ms, limits) {
+  if (!Number.isSafeInteger(ms) || ms < 0 || ms > MAX_BOOKING_MS) {
+    throw new RangeError(`maxWaitMs must be an integer from 0 to ${MAX_BOOKING_MS}, got ${ms}`);
+  }
+  for (const l of limits) {
+    if (l.kind !== 'GCRA' && l.kind !== 'TOKENBUCKET') {
+      throw new TypeError(`maxWaitMs books a start in a Gcra or TokenBucket limit; "${l.name}" is a ${l.constructor.name} `
+        + (l.isConcurrency ? '(wait for a slot with acquire(..., {waitMs}))' : '(it cannot book: check without maxWaitMs)'));
+    }
+  }
+  return ms;
+}
+
+// Whether an RL.ACQUIRE reply granted a lease (an unreadable one counts as granted).
+function grants(reply) {
+  try {
+    return parseReply(reply, true).allowed;
+  } catch {
+    return true;
+  }
+}
+
+// RL.ACQUIRE ... WAIT: 1 to 600,000 ms (0, null or undefined: no waiting).
+const MAX_WAIT_MS = 600000;
+function checkWait(ms) {
+  if (ms === undefined || ms === null || ms === 0) return 0;
+  if (!Number.isSafeInteger(ms) || ms < 0 || ms > MAX_WAIT_MS) {
+    throw new RangeError(`waitMs must be an integer from 0 to ${MAX_WAIT_MS}, got ${ms}`);
+  }
+  return ms;
+}
+
+const abortReason = (signal) => signal.reason ?? new DOMException('This operation was aborted', 'AbortError');
+
+// Sleeps ms, rejecting with the signal's reason when it aborts first.
+function sleep(ms, signal) {
+  return new Promise((resolve, reject) => {
+    if (signal && signal.aborted) { reject(abortReason(signal)); return; }
+    let onAbort = null;
+    const t = setTimeout(() => {
+      if (onAbort) signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    if (signal) {
+      onAbort = () => { clearTimeout(t); reject(abortReason(signal)); };
+      signal.addEventListener('abort', onAbort, { once: true });
+    }
+  });
+}
+
 function checkLimit(limit) {
   if (!(limit instanceof Limit)) throw new TypeError('expected a limit (Gcra, TokenBucket, Slide, Log, Quota, Concurrency)');
   return limit;
@@ -137,13 +198,17 @@ const secondsSince = (t0) => Number(process.hrtime.bigint() - t0) / 1e9;
 class Limiter {
   constructor(client, opts = {}) {
     const { prefix = 'rl:', onError = 'closed', timeoutMs = DEFAULT_TIMEOUT_MS, metrics = null, backend, onFallback = null,
-      logger = console, durable = null, strictParams = true } = opts;
+      logger = console, durable = null, strictParams = true, blockingClient = null } = opts;
     if (typeof prefix !== 'string') throw new TypeError('prefix must be a string');
     if (timeoutMs !== null && timeoutMs !== 0 && !(Number.isFinite(timeoutMs) && timeoutMs > 0)) {
       throw new RangeError('timeoutMs must be a positive number (or 0/null: no timeout)');
     }
     this.client = client;
     this.backend = makeBackend(backend, client);
+    // Acquires with waitMs go over this client when given (a connection of
+    // their own: a blocked call holds its connection); everything else,
+    // releases included, over `client`.
+    this.blocking = blockingClient ? new ModuleBackend(blockingClient) : null;
     this.prefix = prefix;
     this.onError = checkPolicy(onError) ?? 'closed';
     this.timeoutMs = timeoutMs || 0;
@@ -262,25 +327,42 @@ class Limiter {
     return this.deadlines === null ? promise : this.deadlines.wrap(promise);
   }
 
+  // A call that may block on the server extraMs: timeoutMs + extraMs, on a
+  // timer of its own (rare calls; the coarse Deadlines serve the rest).
+  callWithin(promise, extraMs) {
+    if (!this.timeoutMs) return promise;
+    const ms = this.timeoutMs + extraMs;
+    return new Promise((resolve, reject) => {
+      const t = setTimeout(() => reject(new RedisTimeoutError(ms)), ms);
+      promise.then((v) => { clearTimeout(t); resolve(v); }, (e) => { clearTimeout(t); reject(e); });
+    });
+  }
+
   // --- single limits ------------------------------------------------------------
 
   // The limit's own command with COST `cost`; a Concurrency limit acquires a
   // lease (see acquire() for one that is released for you).
-  // opts: a cost, or {cost, tag, id}; tag places the hash tag as checkAll does.
+  // opts: a cost, or {cost, tag, id, maxWaitMs}; tag places the hash tag as
+  // checkAll does. maxWaitMs (Gcra, TokenBucket): MAXWAIT, book a start up to
+  // that many ms ahead; allowed with waitMs > 0 means "start in waitMs"
+  // (pace() sleeps it for you).
   async check(limit, identity, opts) {
     let cost = 1;
     let tag;
     let id;
     let durable;
     let mode;
+    let maxWaitMs;
     if (opts !== undefined) {
       if (typeof opts === 'number') cost = opts;
-      else ({ cost = 1, tag, id, durable, mode } = opts);
+      else ({ cost = 1, tag, id, durable, mode, maxWaitMs } = opts);
     }
     if (!(limit instanceof Limit)) checkLimit(limit);
     if (cost !== 1) checkCost(cost);
+    if (maxWaitMs !== undefined && maxWaitMs !== null) this.checkBooking(maxWaitMs, [limit]);
     const key = this.keyOf(limit, identity, tag);
-    const args = limit.isConcurrency ? limit.args(cost, id) : limit.args(cost);
+    let args = limit.isConcurrency ? limit.args(cost, id) : limit.args(cost);
+    if (maxWaitMs !== undefined && maxWaitMs !== null) args = [...args, 'MAXWAIT', String(maxWaitMs)];
     const dur = durable === undefined ? this.durable : this.pickDurable(durable);
     const t0 = this.metrics ? hrNow() : 0n;
     let raw;
@@ -299,13 +381,68 @@ class Limiter {
   }
 
   // What check() would answer, without consuming or writing anything (RL.PEEK;
-  // works on read-only replicas).
+  // works on read-only replicas). {maxWaitMs}: the booking a check would make.
   async peek(limit, identity, opts) {
     const cost = opts === undefined ? 1 : typeof opts === 'number' ? opts : opts.cost ?? 1;
+    const maxWaitMs = typeof opts === 'object' && opts !== null ? opts.maxWaitMs : undefined;
     checkLimit(limit);
     checkCost(cost);
+    const booking = maxWaitMs !== undefined && maxWaitMs !== null;
+    if (booking) this.checkBooking(maxWaitMs, [limit]);
     const key = this.keyOf(limit, identity, typeof opts === 'object' ? opts.tag : undefined);
-    return this.run(limit, key, cost, () => this.backend.peek(limit, key, limit.args(cost)), 'peek');
+    const args = booking ? [...limit.args(cost), 'MAXWAIT', String(maxWaitMs)] : limit.args(cost);
+    return this.run(limit, key, cost, () => this.backend.peek(limit, key, args), 'peek');
+  }
+
+  // maxWaitMs on these limits: its range and kinds, and a backend that books.
+  checkBooking(maxWaitMs, limitList) {
+    checkMaxWait(maxWaitMs, limitList);
+    if (this.backend.name === 'lua') throw new NotSupportedError('MAXWAIT', 'lua');
+  }
+
+  // Books `cost` units of a Gcra or TokenBucket limit for the earliest start
+  // within opts.maxWaitMs (MAXWAIT), sleeps until that start and resolves to
+  // the Decision (its waitMs: how long it slept). Beyond maxWaitMs, or never
+  // (cost above the burst), it books nothing and rejects with
+  // RateLimited(decision); so does a fail-closed decision. opts.signal
+  // aborting while it sleeps gives the booked units back (REFUND, once, best
+  // effort) and rejects with the signal's reason. opts: {cost, maxWaitMs
+  // (required), signal, tag}.
+  async pace(limit, identity, opts = {}) {
+    const { cost = 1, maxWaitMs, signal, tag } = opts;
+    checkLimit(limit);
+    if (maxWaitMs === undefined || maxWaitMs === null) {
+      throw new TypeError('pace needs maxWaitMs: the longest it may wait for a start (0 to 1000000 ms)');
+    }
+    checkCost(cost, 1);
+    this.checkBooking(maxWaitMs, [limit]);
+    if (signal && signal.aborted) throw abortReason(signal);
+    const d = await this.check(limit, identity, { cost, maxWaitMs, tag });
+    if (!d.allowed) throw new RateLimited(d);
+    try {
+      if (signal && signal.aborted) throw abortReason(signal);
+      if (d.waitMs > 0) await this.sleep(d.waitMs, signal);
+    } catch (err) {
+      if (d.source === 'redis') await this.unbook(limit, identity, cost, tag);
+      throw err;
+    }
+    return d;
+  }
+
+  // The booked units back, once; a failed refund is logged (the booking then
+  // stands: stricter, never looser).
+  async unbook(limit, identity, cost, tag) {
+    try {
+      await this.refund(limit, identity, cost, tag === undefined ? undefined : { tag });
+    } catch (err) {
+      if (this.logger) this.logger.warn(`redis-rl: giving back a booking on "${limit.name}" failed (${err.message}); not retried`);
+    }
+  }
+
+  // How pace() waits: sleep(ms, signal) -> a promise that rejects with the
+  // signal's reason when it aborts. Replace it (on an instance) to drive time in tests.
+  sleep(ms, signal) {
+    return sleep(ms, signal);
   }
 
   // Give `amount` units back (REFUND): the state after the refund, allowed.
@@ -334,11 +471,12 @@ class Limiter {
     return d;
   }
 
-  async run(limit, key, cost, send, mode) {
+  // extraMs: the call may take that much longer than timeoutMs (a wait).
+  async run(limit, key, cost, send, mode, extraMs = 0) {
     const t0 = this.metrics ? hrNow() : 0n;
     let raw;
     try {
-      raw = await this.call(send());
+      raw = await (extraMs ? this.callWithin(send(), extraMs) : this.call(send()));
     } catch (err) {
       return this.failed(limit, key, cost, err, t0, mode);
     }
@@ -353,8 +491,9 @@ class Limiter {
   // checks: [[limit, identity], [limit, identity, cost], ...] or
   // [{limit, identity, cost}, ...]. One RL.ALL: all or nothing.
   async checkAll(checks, opts = {}) {
-    const { cost = 1, tag, peek = false, durable } = opts;
+    const { cost = 1, tag, peek = false, durable, maxWaitMs } = opts;
     if (!Array.isArray(checks) || checks.length === 0) throw new TypeError('checkAll needs a non-empty array of checks');
+    const booking = maxWaitMs !== undefined && maxWaitMs !== null;
     if (tag !== undefined && (typeof tag !== 'string' || !tag || /[{}]/.test(tag))) {
       throw new TypeError('tag must be a non-empty string without { or }');
     }
@@ -363,6 +502,7 @@ class Limiter {
       checkLimit(limit);
       return { limit, identity, cost: checkCost(c2 ?? cost), id };
     });
+    if (booking) this.checkBooking(maxWaitMs, norm.map((c) => c.limit));
     const keys = norm.map((c) => this.keyOf(c.limit, c.identity, tag));
     if (keys.length > 1) {
       if (new Set(keys).size !== keys.length) throw new RangeError('checkAll: a key appears twice (same limit name and identity)');
@@ -380,6 +520,8 @@ class Limiter {
       if (c.limit.isConcurrency && c.id != null) s.push('ID', String(c.id));
       return s;
     });
+    // RL.ALL's MAXWAIT follows the last spec (before PEEK): one start for every key.
+    if (booking) specs[specs.length - 1].push('MAXWAIT', String(maxWaitMs));
     const dur = peek || !norm.some((c) => c.cost > 0) ? null : this.pickDurable(durable);
     const t0 = this.metrics ? hrNow() : 0n;
     let raw;
@@ -390,7 +532,7 @@ class Limiter {
     } catch (err) {
       return this.failedAll(norm, keys, err, t0, peek);
     }
-    let d = combine(parseAllReply(raw), norm, keys);
+    let d = combine(parseAllReply(raw, norm.map((c) => c.limit.isConcurrency)), norm, keys);
     if (dur && d.allowed && !this.acked(acks, dur, d.name)) d = this.notDurable(d, acks, dur);
     if (this.degraded) this.recovered();
     if (this.metrics) {
@@ -540,31 +682,114 @@ class Limiter {
   // allowed, or to the denied Decision (its `lease` null). The lease id is
   // made here (a random UUID) unless `id` is given, so an acquire whose reply
   // is lost to a timeout is released too.
+  // waitMs (1 to 600000; 0/undefined: no waiting): RL.ACQUIRE ... WAIT, the
+  // server queues the call (first in, first out per key) until the cost fits
+  // (then a Lease) or waitMs passes (then the denial of that instant). The
+  // connection is blocked meanwhile, as on BLPOP: give waiting acquires a
+  // client of their own. The Limiter's timeoutMs is extended by waitMs.
+  // signal: aborting rejects at once with its reason; a lease the server
+  // grants afterwards (the blocked call still runs) is released, once.
   async acquire(limit, identity, opts = {}) {
-    const { cost = 1, renewEveryMs = null, onLost = null } = opts;
+    const { cost = 1, renewEveryMs = null, onLost = null, signal } = opts;
     checkLimit(limit);
     if (!limit.isConcurrency) throw new TypeError('acquire needs a Concurrency limit');
     checkCost(cost, 1);
+    const waitMs = checkWait(opts.waitMs);
+    const dur = this.pickDurable(opts.durable);
+    if (waitMs) this.checkBlocking(waitMs, dur);
+    if (signal && signal.aborted) throw abortReason(signal);
     const id = opts.id ?? randomUUID();
     const key = this.keyOf(limit, identity, undefined);
-    const dur = this.pickDurable(opts.durable);
     const sent = performance.now();
-    let d;
+    let pending;
+    let raw = null; // the server's answer, when it is sent from here (not durable)
     if (dur) {
-      d = await this.check(limit, identity, { cost, id, durable: dur, mode: 'hold' });
-      if (d.source === 'redis' && d.allowed && d.lease === null) d.lease = String(id);
+      pending = this.check(limit, identity, { cost, id, durable: dur, mode: 'hold' }).then((d) => {
+        if (d.source === 'redis' && d.allowed && d.lease === null) d.lease = String(id);
+        return d;
+      });
     } else {
-      d = await this.run(limit, key, cost, () => this.backend.check(limit, key, limit.args(cost, id)), 'hold');
+      if (waitMs && this.blocking && this.backend instanceof AutoBackend && !this.backend.chosen) {
+        await this.backend.detect(key); // auto: the Lua library cannot wait (NotSupportedError below)
+        if (this.backend.name === 'lua') throw new NotSupportedError('WAIT', 'lua');
+      }
+      const via = waitMs && this.blocking ? this.blocking : this.backend;
+      const args = waitMs ? [...limit.args(cost, id), 'WAIT', String(waitMs)] : limit.args(cost, id);
+      pending = this.run(limit, key, cost, () => {
+        raw = via.check(limit, key, args, undefined, waitMs || undefined);
+        return raw;
+      }, 'hold', waitMs);
     }
-    // A timed-out acquire may still have been applied: release its id, once.
-    if (d.error instanceof RedisTimeoutError) this.call(this.backend.release(key, id)).catch(() => {});
+    let d;
+    if (signal) {
+      let onAbort;
+      const aborted = new Promise((_, reject) => {
+        onAbort = () => reject(abortReason(signal));
+        signal.addEventListener('abort', onAbort, { once: true });
+      });
+      try {
+        d = await Promise.race([pending, aborted]);
+      } catch (err) {
+        if (!signal.aborted) throw err;
+        // Abandoned: once the server has answered (a blocked call still runs
+        // there), the id is released, so a lease granted after the abort is
+        // given back; a local slot is given back.
+        const release = () => this.call(this.backend.release(key, id)).catch((e) => {
+          if (this.logger) this.logger.warn(`redis-rl: releasing an abandoned lease on "${limit.name}" failed (${e.message}); it expires by itself`);
+        });
+        if (raw) raw.then((r) => { if (grants(r)) release(); }, release);
+        pending.then((late) => { if (raw === null) this.abandon(late, key, id); else if (late.localSemaphore && late.allowed) late.localSemaphore.give(late.cost); },
+          () => {});
+        throw err;
+      } finally {
+        signal.removeEventListener('abort', onAbort);
+      }
+    } else {
+      d = await pending;
+    }
+    // A timed-out acquire may still have been applied: release its id, once
+    // (a waiting one when the server has answered it: it may be granted later).
+    if (d.error instanceof RedisTimeoutError) {
+      const release = () => this.call(this.backend.release(key, id)).catch(() => {});
+      if (waitMs && raw) raw.then((r) => { if (grants(r)) release(); }, release);
+      else release();
+    }
     if (!d.allowed) return d;
     if (d.source === 'redis') {
       if (d.lease === null) d.lease = String(id);
     } else {
       d.lease = null; // not in Redis: nothing to release there (a local slot is given back)
     }
-    return new Lease(this, d, id, { renewEveryMs, onLost, durable: dur, sent });
+    // A lease that waited runs from its grant, somewhere between sending and
+    // now; its validUntil counts from the earliest the grant can have been,
+    // taking the reply's way back as at most timeoutMs (stricter, never looser).
+    const from = waitMs ? Math.max(sent, performance.now() - (this.timeoutMs || DEFAULT_TIMEOUT_MS)) : sent;
+    return new Lease(this, d, id, { renewEveryMs, onLost, durable: dur, sent: from });
+  }
+
+  // The answer of an acquire whose caller left (aborted): a granted lease is
+  // released, a local slot given back, a lost reply's id released.
+  abandon(d, key, id) {
+    if (d.allowed && d.source === 'redis') {
+      this.call(this.backend.release(key, d.lease ?? id)).catch((err) => {
+        if (this.logger) this.logger.warn(`redis-rl: releasing an abandoned lease on "${d.name}" failed (${err.message}); it expires by itself`);
+      });
+    } else if (d.error instanceof RedisTimeoutError) {
+      this.call(this.backend.release(key, id)).catch(() => {});
+    } else if (d.allowed && d.localSemaphore) {
+      d.localSemaphore.give(d.cost);
+    }
+  }
+
+  // Before a waiting acquire: a backend that can block, and client timeouts
+  // that do not cut the wait.
+  checkBlocking(waitMs, dur) {
+    if (this.backend.name === 'lua') throw new NotSupportedError('WAIT', 'lua');
+    if (dur) throw new TypeError('waitMs and durable do not go together: acquire with waitMs, or durable without it');
+    const adapter = (this.blocking || this.backend).adapter;
+    const problem = adapter && typeof adapter.blockingProblem === 'function'
+      ? adapter.blockingProblem(waitMs + (this.timeoutMs || DEFAULT_TIMEOUT_MS)) : null;
+    if (problem) throw new RangeError(`redis-rl: ${problem}`);
   }
 
   // Runs fn(lease) holding a lease, and releases it on every exit path: return,

@@ -47,7 +47,7 @@ async function movedCount() {
 
 const owner = (key) => RANGES.findIndex(([a, b]) => keySlot(key) >= a && keySlot(key) <= b);
 
-async function exercise(client, label, backend = 'module') {
+async function exercise(client, label, backend = 'module', blocking = null) {
   const limiter = new Limiter(client, { prefix: `c:${label}:`, logger: memoryLogger(), timeoutMs: 5000, backend });
   const g = new Gcra(2, 60000, { name: 'g' });
   // Identities spread over all three masters.
@@ -86,8 +86,37 @@ async function exercise(client, label, backend = 'module') {
   assert.equal((await limiter.acquire(slots, 'bob')).allowed, false);
   assert.equal(await lease.release(), true);
   assert.equal(await limiter.withLease(slots, 'bob', async () => 'ok', { renewEveryMs: 10 }), 'ok');
+  if (blocking) await waits(client, blocking, label, ids);
   assert.equal(await movedCount(), moved);
   return limiter;
+}
+
+// MAXWAIT bookings and RL.ACQUIRE ... WAIT on every master (waits over a
+// second cluster client: a blocked call holds its node's connection).
+async function waits(client, blocking, label, ids) {
+  const limiter = new Limiter(client, { prefix: `cw:${label}:`, logger: memoryLogger(), timeoutMs: 5000, blockingClient: blocking });
+  const paced = new Gcra(10, 1000, { burst: 1, name: 'paced' }); // a start every 100 ms
+  for (const id of ids) {
+    assert.equal((await limiter.check(paced, id, { maxWaitMs: 1000 })).waitMs, 0);
+    const w = (await limiter.check(paced, id, { maxWaitMs: 1000 })).waitMs;
+    assert.ok(w > 50 && w <= 100, `booked ${w} ms ahead`);
+  }
+  const tag = uniq('wt');
+  const both = [[paced, 'x'], [new Gcra(10, 1000, { burst: 1, name: 'paced2' }), 'x']];
+  await limiter.checkAll(both, { tag, maxWaitMs: 1000 });
+  const booked = await limiter.checkAll(both, { tag, maxWaitMs: 1000 });
+  assert.ok(booked.allowed && booked.waitMs > 50);
+  assert.equal(booked.decisions[0].waitMs, booked.decisions[1].waitMs);
+  const slots = new Concurrency(1, 60000, { name: 'wslots' });
+  for (const id of ids.slice(0, 3)) {
+    const holder = await limiter.acquire(slots, id);
+    setTimeout(() => holder.release(), 100);
+    const t0 = performance.now();
+    const lease = await limiter.acquire(slots, id, { waitMs: 5000 });
+    assert.ok(lease instanceof Lease, `granted on ${label} ${id}`);
+    assert.ok(performance.now() - t0 >= 80);
+    assert.equal(await lease.release(), true);
+  }
 }
 
 // The Lua backend on the cluster: each master is given the library when one
@@ -111,11 +140,15 @@ describe('3-master cluster', () => {
     const cluster = new Cluster([{ host: '127.0.0.1', port: nodes[0].port }], { lazyConnect: true });
     cluster.on('error', () => {});
     await cluster.connect();
+    const blocking = new Cluster([{ host: '127.0.0.1', port: nodes[0].port }], { lazyConnect: true, redisOptions: { commandTimeout: 50 } });
+    blocking.on('error', () => {});
+    await blocking.connect();
     try {
-      await exercise(cluster, 'io');
+      await exercise(cluster, 'io', 'module', blocking);
       await exerciseLua(cluster, 'io-lua');
     } finally {
       cluster.disconnect();
+      blocking.disconnect();
     }
   });
 
@@ -123,11 +156,15 @@ describe('3-master cluster', () => {
     const cluster = createCluster({ rootNodes: [{ url: `redis://127.0.0.1:${nodes[0].port}` }], RESP: 3 });
     cluster.on('error', () => {});
     await cluster.connect();
+    const blocking = createCluster({ rootNodes: [{ url: `redis://127.0.0.1:${nodes[0].port}` }], RESP: 3 });
+    blocking.on('error', () => {});
+    await blocking.connect();
     try {
-      await exercise(cluster, 'nr');
+      await exercise(cluster, 'nr', 'module', blocking);
       await exerciseLua(cluster, 'nr-lua');
     } finally {
       await cluster.close();
+      await blocking.close();
     }
   });
 });

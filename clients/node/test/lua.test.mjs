@@ -14,7 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
-import { Limiter, Gcra, TokenBucket, Slide, Log, Quota, Concurrency, LuaBackend, AutoBackend,
+import { Limiter, Gcra, TokenBucket, Slide, Log, Quota, Concurrency, LuaBackend, AutoBackend, NotSupportedError,
   ModuleBackend } from '../lib/index.mjs';
 import { RedisServer, CLIENTS, connect, memoryLogger } from './helpers.mjs';
 
@@ -200,6 +200,23 @@ CLIENTS.forEach((kind, n) => {
       const key = `a:${kind}:daily:llm`; // still live at the scenario's end
       assert.equal(await lua.client.type(key), 'string');
       assert.notEqual(await mod.client.type(key), 'string');
+    });
+
+    test('WAIT and MAXWAIT through the library: NotSupportedError, also when only the server says so (auto)', async () => {
+      const g = new Gcra(5, 1000, { name: 'nw-gcra' });
+      const slots = new Concurrency(1, 1000, { name: 'nw-slots' });
+      for (const backend of ['lua', 'auto']) {
+        // auto, first call: sent as the module's, switched to the library, refused by it.
+        const l = new Limiter(lua.client, opts(backend, `nw${backend}`));
+        await assert.rejects(l.pace(g, 'u', { maxWaitMs: 100 }), (e) => e instanceof NotSupportedError && e.feature === 'MAXWAIT');
+        assert.equal(l.backend.name, 'lua');
+        const l2 = new Limiter(lua.client, opts(backend, `nw2${backend}`));
+        await assert.rejects(l2.acquire(slots, 'u', { waitMs: 100 }), (e) => e instanceof NotSupportedError && e.feature === 'WAIT');
+        await assert.rejects(l2.checkAll([[g, 'u']], { maxWaitMs: 100 }), NotSupportedError);
+        // Nothing consumed by the refusals.
+        assert.equal((await l2.peek(g, 'u', 0)).remaining, 5);
+        assert.equal((await l2.peek(slots, 'u', 0)).remaining, 1);
+      }
     });
 
     test('auto detect(): COMMAND INFO decides up front', async () => {

@@ -16,7 +16,7 @@ test('keySlot matches Redis CLUSTER KEYSLOT, hash tags included', () => {
 });
 
 test('parseReply reads RESP2 arrays, RESP3 objects and Maps alike', () => {
-  const want = { allowed: false, limit: 5, remaining: 0, retryAfterMs: 120, resetAfterMs: 900, lease: null };
+  const want = { allowed: false, limit: 5, remaining: 0, retryAfterMs: 120, resetAfterMs: 900, lease: null, waitMs: 0 };
   assert.deepEqual(parseReply([0, 5, 0, 120, 900]), want);
   assert.deepEqual(parseReply({ allowed: false, limit: 5, remaining: 0, retry_after_ms: 120, reset_after_ms: 900 }), want);
   assert.deepEqual(parseReply(new Map([['allowed', false], ['limit', 5], ['remaining', 0], ['retry_after_ms', 120],

@@ -3,7 +3,7 @@ import { Redis } from 'ioredis';
 import { createClient } from 'redis';
 import express from 'express';
 import {
-  Limiter, Gcra, TokenBucket, Slide, Log, Quota, Concurrency, Local, Decision, Lease, RateLimited, CrossSlotError,
+  Limiter, Gcra, TokenBucket, Slide, Log, Quota, Concurrency, Local, Decision, Lease, RateLimited, CrossSlotError, NotSupportedError,
   retry, RetryBudget, expressRateLimit, fastifyRateLimit, type Backend, type Metrics, LuaBackend, AutoBackend, LocalBucket,
 } from 'redis-rl';
 import { PrometheusMetrics } from 'redis-rl/prometheus';
@@ -51,6 +51,17 @@ async function main(): Promise<void> {
   const n: number = await limiter.withLease(slots, 'alice', async (lease) => (lease.signal.aborted ? 0 : 1), {
     timeoutMs: 1000, signal: AbortSignal.timeout(5000),
   });
+  const waiting = new Limiter(io, { blockingClient: io.duplicate() });
+  const waited = await waiting.acquire(slots, 'alice', { waitMs: 5_000, signal: AbortSignal.timeout(6000) });
+  const paced = await limiter.pace(perUser, 'alice', { maxWaitMs: 60_000, cost: 1, signal: AbortSignal.timeout(61_000) });
+  const booked = await limiter.check(perUser, 'alice', { maxWaitMs: 1000 });
+  const wait: number = booked.waitMs + paced.waitMs + (waited.allowed ? 0 : waited.waitMs);
+  console.log(wait);
+  try {
+    await limiter.pace(perUser, 'alice', { maxWaitMs: 10 });
+  } catch (e) {
+    if (e instanceof NotSupportedError) console.log(e.feature);
+  }
   const r = await limiter.reserve(tokens, 'acme', 4096);
   if (r.allowed) await r.settle(1200);
   await limiter.withReservation(tokens, 'acme', 4096, async (res) => { await res.settle(n); });
@@ -74,5 +85,7 @@ async function main(): Promise<void> {
 void main;
 // @ts-expect-error: a limit's positional arguments are numbers
 new Gcra('100', 60_000);
+// @ts-expect-error: pace needs maxWaitMs
+void limiter.pace(perUser, 'x', {});
 // @ts-expect-error: acquire needs a Concurrency limit
 void limiter.acquire(perUser, 'x');
