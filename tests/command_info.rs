@@ -86,9 +86,9 @@ fn arguments_have_a_display_text_where_the_servers_own_commands_do() {
         text(&pair[1]).matches("display_text").count()
     };
     let builtin = shown(&mut con, "INCR") > 0;
-    // RL.GCRA's arguments: key, limit, period_ms, BURST, PEEK, and COST and
-    // REFUND inside their one-of (which has none of its own).
-    assert_eq!(shown(&mut con, "RL.GCRA"), if builtin { 7 } else { 0 });
+    // RL.GCRA's arguments: key, limit, period_ms, BURST, MAXWAIT, PEEK, and
+    // COST and REFUND inside their one-of (which has none of its own).
+    assert_eq!(shown(&mut con, "RL.GCRA"), if builtin { 8 } else { 0 });
 }
 
 #[test]
