@@ -52,7 +52,19 @@ pub fn command(ctx: Ctx<'_>, args: Argv<'_>) {
         return report_keys(ctx, &args);
     }
     let mut tally = STATS.tally();
-    let parsed = match all_args::all_from(args.len(), |i| args.bytes(i)) {
+    // The parser looks at most words more than once (where a spec ends,
+    // then its grammar): read each one from the server once. Calls longer
+    // than WORDS read them as they go.
+    let mut words: [&[u8]; WORDS] = [&[]; WORDS];
+    let parsed = if args.len() <= WORDS {
+        for (i, w) in words.iter_mut().enumerate().take(args.len()) {
+            *w = args.bytes(i);
+        }
+        all_args::all_from(args.len(), |i| words[i])
+    } else {
+        all_args::all_from(args.len(), |i| args.bytes(i))
+    };
+    let parsed = match parsed {
         Ok(parsed) => parsed,
         Err(ArgError::WrongArity) => return reply_wrong_arity(ctx),
         Err(e) => return reply_error(ctx, &e.to_string()),
@@ -64,7 +76,8 @@ pub fn command(ctx: Ctx<'_>, args: Argv<'_>) {
     // keys were refused, so no two parts alias one value.
     let mut parts: Vec<AnyPart> = Vec::with_capacity(parsed.specs.len());
     for (i, spec) in parsed.specs.iter().enumerate() {
-        match AnyPart::open(ctx, args.key(2 + i), args.bytes(2 + i), spec.limit, spec.cost, spec.refund, now) {
+        let name = key_name(&args, &words, 2 + i);
+        match AnyPart::open(ctx, args.key(2 + i), name, spec.limit, spec.cost, spec.refund, now) {
             Ok(part) => parts.push(part),
             Err(wrong_type) => {
                 // Closes every key opened so far; nothing was written.
@@ -113,7 +126,7 @@ pub fn command(ctx: Ctx<'_>, args: Argv<'_>) {
         for (i, (part, spec)) in parts.iter().zip(&parsed.specs).enumerate() {
             let d = part.get().decision();
             if spec.refund.is_none() && (allowed || !d.allowed) {
-                top::decided(args.bytes(2 + i), d, spec.cost);
+                top::decided(key_name(&args, &words, 2 + i), d, spec.cost);
             }
         }
     }
@@ -121,6 +134,19 @@ pub fn command(ctx: Ctx<'_>, args: Argv<'_>) {
         tally.refunded(parsed.specs.iter().filter(|s| s.refund.is_some()).count() as u64);
     }
     reply_all(ctx, allowed, retry_after_ms, &parts, parsed.max_wait_ms.is_some(), reply::wants_map(flags));
+}
+
+/// The most arguments read once, up front (a call of 16 keys with short
+/// specs fits).
+const WORDS: usize = 96;
+
+/// Argument `i`'s bytes: from `words` when the call fit there.
+fn key_name<'a>(args: &Argv<'a>, words: &[&'a [u8]; WORDS], i: usize) -> &'a [u8] {
+    if args.len() <= WORDS {
+        words[i]
+    } else {
+        args.bytes(i)
+    }
 }
 
 /// The earliest instant (ns from now) at which every limit allows, `None`
