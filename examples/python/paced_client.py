@@ -183,7 +183,7 @@ def main() -> None:
     ap.add_argument("--per-worker", type=int, default=10)
     args = ap.parse_args()
     partner = PartnerApi(args.calls, args.window_s).start()
-    limiter = Limiter(redis.Redis.from_url(args.redis))
+    limiter = Limiter(redis.Redis.from_url(args.redis), timeout_ms=1000)  # background work: wait out a slow Redis
     client = PacedPartnerClient(limiter, partner.url, partner_limit(args.calls, int(args.window_s * 1000)),
                                 max_wait_ms=int(args.window_s * 1000) * 10)
     t = time.monotonic()
