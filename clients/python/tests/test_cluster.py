@@ -3,6 +3,7 @@ RedisCluster and redis.asyncio RedisCluster, keys routed by slot, hash tags, Cro
 
 from __future__ import annotations
 
+import asyncio
 import time
 from typing import Iterator, List
 
@@ -206,6 +207,56 @@ def test_async_cluster_durable_is_refused(cluster: List[RedisServer]) -> None:
         rc = AsyncRedisCluster(host="127.0.0.1", port=cluster[0].port)
         with pytest.raises(TypeError):
             AsyncLimiter(rc, durable=True)
+        await rc.aclose()
+
+    run(main())
+
+
+def test_cluster_waits(cluster: List[RedisServer]) -> None:
+    """acquire(wait_ms=) to the key's node, with a read timeout of the wait plus the node's own
+    socket timeout (shorter than the wait here), and MAXWAIT bookings on every node."""
+    import threading
+
+    rc = RedisCluster(host="127.0.0.1", port=cluster[0].port, socket_timeout=0.1)
+    lim = Limiter(rc)
+    paced = Gcra(10, 1000, burst=1, name="cpaced")
+    for i in range(6):  # keys on every node
+        a = lim.check(paced, f"w{i}", max_wait_ms=1000)
+        b = lim.check(paced, f"w{i}", max_wait_ms=1000)
+        assert a.allowed and b.allowed and a.wait_ms == 0 and 50 <= b.wait_ms <= 100
+    d = lim.check_all([(paced, "a"), (TokenBucket(1, 1, 100, name="cb"), "b")], tag="t", max_wait_ms=500)
+    assert d.allowed
+    slot = Concurrency(1, 30_000, name="cslot")
+    for who in ("x", "y", "z"):
+        held = lim.acquire(slot, who)
+        timer = threading.Timer(0.3, held.release)
+        timer.start()
+        t = time.monotonic()
+        got = lim.acquire(slot, who, wait_ms=3000)
+        timer.join(timeout=5)
+        assert got.acquired and 0.25 <= time.monotonic() - t < 2.5
+        assert got.release()
+    rc.close()
+
+
+def test_async_cluster_waits(cluster: List[RedisServer]) -> None:
+    slot = Concurrency(1, 30_000, name="acslot")
+
+    async def main() -> None:
+        short = AsyncRedisCluster(host="127.0.0.1", port=cluster[0].port, socket_timeout=0.1)
+        with pytest.raises(ValueError, match="socket_timeout"):
+            await AsyncLimiter(short).acquire(slot, "q", wait_ms=1000)
+        await short.aclose()
+        rc = AsyncRedisCluster(host="127.0.0.1", port=cluster[0].port, socket_timeout=5)
+        lim = AsyncLimiter(rc)
+        held = await lim.acquire(slot, "q")
+        waiter = asyncio.ensure_future(lim.acquire(slot, "q", wait_ms=3000))
+        await asyncio.sleep(0.2)
+        assert not waiter.done()
+        await held.release()
+        got = await asyncio.wait_for(waiter, 3)
+        assert got.acquired and await got.release()
+        assert (await lim.check(Gcra(1, 1000, name="acp"), "p", max_wait_ms=0)).allowed
         await rc.aclose()
 
     run(main())

@@ -7,14 +7,16 @@ import logging
 import time
 import uuid
 from types import TracebackType
-from typing import Any, Awaitable, Callable, Generator, Iterable, Optional, Type, Union
+from typing import Any, Awaitable, Callable, Generator, Iterable, Optional, Tuple, Type, Union
 
-from redis.exceptions import ResponseError, SlotNotCoveredError
+from redis.exceptions import AskError, MovedError, ResponseError, SlotNotCoveredError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from .backend import Backend, LuaBackend, adapt, is_function_missing, prepare
-from .core import DEFAULT_TIMEOUT_MS, Check, Core, Durable, DurableOption, FallbackHook, Identity, check_cost
+from .backend import AutoBackend, Backend, LuaBackend, adapt, is_function_missing, prepare
+from .core import (DEFAULT_TIMEOUT_MS, Check, Core, Durable, DurableOption, FallbackHook, Identity, blocking_timeout,
+                   check_cost, check_max_wait, check_wait_ms)
 from .decision import SOURCE_DURABLE, SOURCE_LOCAL, SOURCE_REDIS, Decision, single
-from .errors import NotDurableError, RateLimited
+from .errors import NotDurableError, RateLimited, is_unavailable
 from .limits import FAIL_CLOSED, Concurrency, Limit, OnError
 from .metrics import Metrics
 
@@ -23,6 +25,18 @@ __all__ = ["AsyncLimiter", "AsyncLease", "AsyncReservation"]
 log = logging.getLogger("redis_rl")
 
 LostCallback = Callable[["AsyncLease"], Any]
+
+
+async def _pause(seconds: float) -> None:
+    """pace()'s sleep (tests patch this)."""
+    await asyncio.sleep(seconds)
+
+
+async def _get_connection(pool: Any) -> Any:
+    try:
+        return await pool.get_connection()
+    except TypeError:  # redis-py before 5.3 wants a command name
+        return await pool.get_connection("RL.ACQUIRE")
 
 
 class AsyncLimiter:
@@ -182,13 +196,32 @@ class AsyncLimiter:
             return await self.client.execute_command(*args, target_nodes=node)
         return await self.client.execute_command(*args)
 
+    async def _ready(self, items: Any, peek: bool = False) -> Optional[Decision]:
+        """As Limiter._ready: backend="auto" probes before a WAIT or MAXWAIT call."""
+        if self._core.backend.ready:
+            return None
+        try:
+            await self.prepare()
+        except Exception as exc:
+            return self._core.failure(exc, items, time.perf_counter(), peek=peek)
+        return None
+
     async def check(self, limit: Limit, identity: Identity, cost: int = 1, *, tag: Optional[str] = None,
-                    durable: DurableOption = None) -> Decision:
+                    durable: DurableOption = None, max_wait_ms: Optional[int] = None) -> Decision:
+        """As Limiter.check (max_wait_ms: book a later start, decision.wait_ms)."""
         core = self._core
         key = core.key(limit, identity, tag)
         if cost != 1:
             check_cost(cost)
-        args = core.backend.check(limit, key, cost)
+        if max_wait_ms is None:
+            args = core.backend.check(limit, key, cost)
+        else:
+            check_max_wait(max_wait_ms, (limit,))
+            if isinstance(core.backend, AutoBackend):
+                failed = await self._ready([(limit, key, cost)])
+                if failed is not None:
+                    return failed
+            args = core.backend.check(limit, key, cost, max_wait_ms=max_wait_ms)
         dur = core.durable if durable is None else core.pick(durable, None)
         t0 = time.perf_counter()
         if dur is not None and cost:
@@ -207,9 +240,19 @@ class AsyncLimiter:
         return core.finish_single(reply, limit, key, cost, t0)
 
     async def check_all(self, checks: Iterable[Check], cost: int = 1, *, tag: Optional[str] = None,
-                        durable: DurableOption = None) -> Decision:
+                        durable: DurableOption = None, max_wait_ms: Optional[int] = None) -> Decision:
+        """As Limiter.check_all (max_wait_ms: every limit books the same start)."""
         core = self._core
-        items, args = core.plan_all(checks, check_cost(cost), tag)
+        if max_wait_ms is None:
+            items, args = core.plan_all(checks, check_cost(cost), tag)
+        else:
+            checks = list(checks)
+            items, args = core.plan_all(checks, check_cost(cost), tag, max_wait_ms=max_wait_ms)
+            if isinstance(core.backend, AutoBackend):
+                failed = await self._ready(items)
+                if failed is not None:
+                    return failed
+                items, args = core.plan_all(checks, check_cost(cost), tag, max_wait_ms=max_wait_ms)
         dur = core.durable if durable is None else core.pick(durable, None)
         t0 = time.perf_counter()
         if dur is not None and any(item[2] for item in items):
@@ -227,10 +270,72 @@ class AsyncLimiter:
             return core.failure(exc, items, t0)
         return core.finish_all(reply, items, t0)
 
-    async def peek(self, limit: Limit, identity: Identity, cost: int = 1, *, tag: Optional[str] = None) -> Decision:
+    async def pace(self, limit: Limit, identity: Identity, cost: int = 1, *, max_wait_ms: int,
+                   tag: Optional[str] = None, durable: DurableOption = None) -> Decision:
+        """As Limiter.pace: book the earliest start within max_wait_ms, `await asyncio.sleep` until
+        it, return the Decision; denied: RateLimited(decision), nothing booked. Cancelled (the
+        task, e.g. by asyncio.timeout or TaskGroup) while sleeping: the booked units are refunded
+        (REFUND cost, once, run to completion even though the caller is cancelled), then the
+        CancelledError is re-raised. Cancelled while the booking is on its way: when it answers,
+        an allowed booking is refunded the same way."""
+        task = asyncio.ensure_future(self.check(limit, identity, cost, tag=tag, durable=durable,
+                                                max_wait_ms=max_wait_ms))
+        try:
+            d = await asyncio.shield(task)
+        except asyncio.CancelledError:
+            _background(self._give_back_when_answered(task, durable))
+            raise
+        if not d.allowed:
+            raise RateLimited(d)
+        if d.wait_ms <= 0:
+            return d
+        try:
+            await _pause(d.wait_ms / 1000)
+        except asyncio.CancelledError:
+            refund = asyncio.ensure_future(self._give_back(d, durable))
+            _background_tasks.add(refund)
+            refund.add_done_callback(_background_tasks.discard)
+            try:
+                await asyncio.shield(refund)
+            except asyncio.CancelledError:  # cancelled again: the refund still runs to its end
+                pass
+            raise
+        return d
+
+    async def _give_back_when_answered(self, task: "asyncio.Future[Decision]", durable: DurableOption) -> None:
+        try:
+            d = await task
+        except Exception:
+            return
+        if d.allowed:
+            await self._give_back(d, durable)
+
+    async def _give_back(self, d: Decision, durable: DurableOption) -> Optional[Decision]:
+        """As Limiter._give_back: refund an unused booking, once, never retried."""
+        if d.source != SOURCE_REDIS or not d.cost or d.rule is None:
+            return None
+        try:
+            return await self._refund_key(d.rule, d.key, d.cost, durable)
+        except NotDurableError as exc:
+            return exc.decision
+        except Exception as exc:
+            log.warning("redis_rl: refund of a cancelled booking on %r failed (%s: %s); not retried, the units "
+                        "stay taken", d.name, type(exc).__name__, exc)
+            return None
+
+    async def peek(self, limit: Limit, identity: Identity, cost: int = 1, *, tag: Optional[str] = None,
+                   max_wait_ms: Optional[int] = None) -> Decision:
         core = self._core
         key = core.key(limit, identity, tag)
-        args = core.backend.peek(limit, key, check_cost(cost))
+        if max_wait_ms is None:
+            args = core.backend.peek(limit, key, check_cost(cost))
+        else:
+            check_max_wait(max_wait_ms, (limit,))
+            if isinstance(core.backend, AutoBackend):
+                failed = await self._ready([(limit, key, cost)], peek=True)
+                if failed is not None:
+                    return failed
+            args = core.backend.peek(limit, key, check_cost(cost), max_wait_ms=max_wait_ms)
         t0 = time.perf_counter()
         try:
             reply = await self._call(args, key)
@@ -290,18 +395,35 @@ class AsyncLimiter:
         return await asyncio.shield(task)
 
     async def acquire(self, limit: Concurrency, identity: Identity, cost: int = 1, *, id: Optional[str] = None,
-                      tag: Optional[str] = None, durable: DurableOption = None) -> "AsyncLease":
+                      tag: Optional[str] = None, durable: DurableOption = None,
+                      wait_ms: Optional[int] = None) -> "AsyncLease":
+        """As Limiter.acquire. wait_ms: wait in line for a slot (RL.ACQUIRE ... WAIT). Cancelled while
+        waiting: the connection is closed (the server drops the waiter) and a lease of our id is
+        released in the background (best effort, once), then CancelledError propagates."""
         if not isinstance(limit, Concurrency):
             raise TypeError("acquire/lease need a Concurrency limit")
         core = self._core
         key = core.key(limit, identity, tag)
         lease_id = id if id is not None else uuid.uuid4().hex
-        args = core.backend.check(limit, key, check_cost(cost), lease_id)
+        if wait_ms is not None:
+            check_wait_ms(wait_ms)
+            if isinstance(core.backend, AutoBackend):
+                failed = await self._ready([(limit, key, cost)])
+                if failed is not None:
+                    return AsyncLease(self, limit, key, failed, lease_id if failed.allowed else None)
+            args = core.backend.check(limit, key, check_cost(cost), lease_id, wait_ms=wait_ms)
+        else:
+            args = core.backend.check(limit, key, check_cost(cost), lease_id)
         dur = core.durable if durable is None else core.pick(durable, None)
         sent = time.monotonic()
         t0 = time.perf_counter()
         try:
-            if dur is not None:
+            if wait_ms is not None:
+                reply, acks = await self._call_blocking(args, key, wait_ms, dur)
+                d = core.finish_single(reply, limit, key, cost, t0, acks, dur)
+                if d.source == SOURCE_DURABLE:
+                    await self._release_quietly(key, lease_id)
+            elif dur is not None:
                 reply, acks = await self._call_wait(args, key, dur)
                 d = core.finish_single(reply, limit, key, cost, t0, acks, dur)
                 if d.source == SOURCE_DURABLE:
@@ -314,8 +436,67 @@ class AsyncLimiter:
             _background(self._release_quietly(key, lease_id))
             raise
         except Exception as exc:
+            if wait_ms is not None and is_unavailable(exc):
+                # no answer to a wait (timeout, connection lost): the server may have granted it
+                await self._release_quietly(key, lease_id)
             d = core.failure(exc, [(limit, key, cost)], t0)
-        return AsyncLease(self, limit, key, d, lease_id if d.allowed else None, durable=dur, sent=sent)
+        lease = AsyncLease(self, limit, key, d, lease_id if d.allowed else None, durable=dur, sent=sent)
+        if wait_ms is not None:
+            await lease._after_wait()
+        return lease
+
+    async def _call_blocking(self, args: Any, key: str, wait_ms: int,
+                             dur: Optional[Durable]) -> "Tuple[Any, Optional[int]]":
+        """As Limiter._call_blocking: a connection of the pool taken for a call that may block up to
+        wait_ms, read with the wait plus the connection's socket timeout. redis.asyncio's
+        RedisCluster: through its own execute_command (then its socket_timeout must exceed the
+        wait: ValueError otherwise) under an asyncio timeout of the same length."""
+        if self._route:
+            if dur is not None:
+                raise TypeError("durable= is not supported on redis.asyncio's RedisCluster (yet)")
+            kw = getattr(self.client, "connection_kwargs", None) or {}
+            st = kw.get("socket_timeout")
+            if st is not None and st * 1000 <= wait_ms:
+                raise ValueError(f"acquire(wait_ms={wait_ms}) on a redis.asyncio RedisCluster whose socket_timeout "
+                                 f"is {st} s: the socket timeout would cut the wait; give the cluster client a "
+                                 "socket_timeout above the longest wait (its own timeout bounds the call)")
+            limit_s = blocking_timeout(st, wait_ms)
+            coro = self._send(args, key)
+            return (await (coro if limit_s is None else asyncio.wait_for(coro, limit_s))), None
+        pool = self.client.connection_pool
+        conn = await _get_connection(pool)
+        try:
+            if dur is None:
+                await conn.send_command(*args)
+            else:
+                await conn.send_packed_command(conn.pack_commands([args, ("WAIT", dur.replicas, dur.timeout_ms)]))
+            limit_s = blocking_timeout(getattr(conn, "socket_timeout", None), wait_ms)
+            reply: Any
+            try:
+                reply = await conn.read_response(timeout=limit_s)
+            except ResponseError as exc:
+                reply = exc
+            if reply is None:  # redis.asyncio answers a passed per-call timeout with None
+                raise RedisTimeoutError(f"Timeout reading from socket: no answer to a wait of {wait_ms} ms "
+                                        f"within {limit_s} s")
+            acks: Optional[int] = None
+            if dur is not None:  # WAIT replicas: its own timeout, from the answer on
+                ack_s = blocking_timeout(getattr(conn, "socket_timeout", None), dur.timeout_ms or 0)
+                ack = await conn.read_response(timeout=ack_s)
+                if ack is None:
+                    raise RedisTimeoutError("Timeout reading from socket: no answer to WAIT replicas")
+                acks = int(ack)
+        except BaseException as exc:
+            # blocked or half read (cancelled, timed out): never reused; closing it ends the wait
+            await asyncio.shield(conn.disconnect())
+            if isinstance(exc, asyncio.TimeoutError) and not isinstance(exc, RedisTimeoutError):
+                raise RedisTimeoutError(f"no answer to a wait of {wait_ms} ms") from exc
+            raise
+        finally:
+            await asyncio.shield(pool.release(conn))
+        if isinstance(reply, BaseException):
+            raise reply
+        return reply, acks
 
     async def _release_quietly(self, key: str, lease_id: str) -> None:
         try:
@@ -325,9 +506,11 @@ class AsyncLimiter:
 
     def lease(self, limit: Concurrency, identity: Identity, cost: int = 1, *, id: Optional[str] = None,
               renew_every_ms: Optional[int] = None, on_lost: Optional[LostCallback] = None,
-              tag: Optional[str] = None, durable: DurableOption = None) -> "_AsyncLeaseContext":
-        """`async with limiter.lease(limit, who) as lease:`; releases on every exit path, cancellation included."""
-        return _AsyncLeaseContext(self, limit, identity, cost, id, renew_every_ms, on_lost, tag, durable)
+              tag: Optional[str] = None, durable: DurableOption = None,
+              wait_ms: Optional[int] = None) -> "_AsyncLeaseContext":
+        """`async with limiter.lease(limit, who) as lease:`; releases on every exit path, cancellation included.
+        wait_ms: wait in line for a slot first (see acquire)."""
+        return _AsyncLeaseContext(self, limit, identity, cost, id, renew_every_ms, on_lost, tag, durable, wait_ms)
 
     def reserve(self, limit: Limit, identity: Identity, max_cost: int, *,
                 tag: Optional[str] = None) -> "_ReserveCall":
@@ -408,7 +591,24 @@ class AsyncLease:
         if sent >= self.valid_until:
             self._mark_lost("valid_until passed without a confirmed renewal")
             return False
+        return await self._renew(ms, sent)
+
+    async def _after_wait(self) -> None:
+        """As Lease._after_wait: a grant after a long wait is confirmed from now by one RL.RENEW."""
+        if self.id is None or self.decision.source != SOURCE_REDIS:
+            return
+        if self.valid_until - time.monotonic() >= 0.9 * self.limit.lease_ms / 1000:
+            return
+        try:
+            await self._renew(self.limit.lease_ms, time.monotonic())
+        except Exception as exc:
+            log.warning("redis_rl: confirming a lease granted after a wait failed (%s); valid_until is the "
+                        "acquire's send + lease_ms", exc)
+
+    async def _renew(self, ms: int, sent: float) -> bool:
         lim = self.limiter
+        if self.id is None:  # pragma: no cover - the callers check
+            return False
         args = lim.backend.renew(self.key, self.id, ms)
         dur = self.durable
         try:
@@ -505,13 +705,13 @@ class AsyncLease:
 class _AsyncLeaseContext:
     def __init__(self, limiter: AsyncLimiter, limit: Concurrency, identity: Identity, cost: int,
                  lease_id: Optional[str], renew_every_ms: Optional[int], on_lost: Optional[LostCallback],
-                 tag: Optional[str], durable: DurableOption = None) -> None:
-        self._args = (limiter, limit, identity, cost, lease_id, renew_every_ms, on_lost, tag, durable)
+                 tag: Optional[str], durable: DurableOption = None, wait_ms: Optional[int] = None) -> None:
+        self._args = (limiter, limit, identity, cost, lease_id, renew_every_ms, on_lost, tag, durable, wait_ms)
         self.lease: Optional[AsyncLease] = None
 
     async def __aenter__(self) -> AsyncLease:
-        limiter, limit, identity, cost, lease_id, renew_every_ms, on_lost, tag, durable = self._args
-        lease = await limiter.acquire(limit, identity, cost, id=lease_id, tag=tag, durable=durable)
+        limiter, limit, identity, cost, lease_id, renew_every_ms, on_lost, tag, durable, wait_ms = self._args
+        lease = await limiter.acquire(limit, identity, cost, id=lease_id, tag=tag, durable=durable, wait_ms=wait_ms)
         if not lease.acquired:
             raise RateLimited(lease.decision)
         lease.on_lost = on_lost

@@ -19,6 +19,7 @@ from typing import Any, Generator, List, Optional, Sequence, Tuple, Union
 
 from redis.exceptions import ResponseError
 
+from .errors import NotSupportedError
 from .limits import Concurrency, Limit
 
 __all__ = ["AutoBackend", "Backend", "LuaBackend", "ModuleBackend", "library_source", "library_version",
@@ -34,18 +35,23 @@ class Backend:
     #: False while the backend still has to find out or set up something on the server (see prepare)
     ready = True
 
-    def check(self, rule: Limit, key: str, cost: int, lease_id: Optional[str] = None) -> List[Arg]:
+    def check(self, rule: Limit, key: str, cost: int, lease_id: Optional[str] = None, *,
+              max_wait_ms: Optional[int] = None, wait_ms: Optional[int] = None) -> List[Arg]:
+        """The kind's command. max_wait_ms: book a later start (MAXWAIT, GCRA and token buckets);
+        wait_ms: an acquire that blocks until granted or timed out (WAIT). Both are only passed
+        when set, so a Backend written before them keeps working for every other call."""
         raise NotImplementedError
 
     def refund(self, rule: Limit, key: str, amount: int) -> List[Arg]:
         raise NotImplementedError
 
-    def peek(self, rule: Limit, key: str, cost: int) -> List[Arg]:
+    def peek(self, rule: Limit, key: str, cost: int, *, max_wait_ms: Optional[int] = None) -> List[Arg]:
         raise NotImplementedError
 
     def all(self, keys: Sequence[str], specs: Sequence[Tuple[Limit, int, Optional[str]]],
-            refund: bool = False) -> List[Arg]:
-        """RL.ALL of the specs (rule, cost, lease id); refund=True: each cost is a REFUND amount."""
+            refund: bool = False, *, max_wait_ms: Optional[int] = None) -> List[Arg]:
+        """RL.ALL of the specs (rule, cost, lease id); refund=True: each cost is a REFUND amount;
+        max_wait_ms: a final MAXWAIT (every spec a GCRA or token bucket)."""
         raise NotImplementedError
 
     def release(self, key: str, lease_id: str) -> List[Arg]:
@@ -60,12 +66,17 @@ class ModuleBackend(Backend):
 
     name = "module"
 
-    def check(self, rule: Limit, key: str, cost: int, lease_id: Optional[str] = None) -> List[Arg]:
+    def check(self, rule: Limit, key: str, cost: int, lease_id: Optional[str] = None, *,
+              max_wait_ms: Optional[int] = None, wait_ms: Optional[int] = None) -> List[Arg]:
         args: List[Arg] = [rule.command, key, *rule.params]
         if cost != 1:
             args += ("COST", cost)
         if lease_id is not None:
             args += ("ID", lease_id)
+        if max_wait_ms is not None:
+            args += ("MAXWAIT", max_wait_ms)
+        if wait_ms is not None:
+            args += ("WAIT", wait_ms)
         return args
 
     def refund(self, rule: Limit, key: str, amount: int) -> List[Arg]:
@@ -73,14 +84,16 @@ class ModuleBackend(Backend):
             raise TypeError(f"{type(rule).__name__} limits cannot be refunded (release the lease instead)")
         return [rule.command, key, *rule.params, "REFUND", amount]
 
-    def peek(self, rule: Limit, key: str, cost: int) -> List[Arg]:
+    def peek(self, rule: Limit, key: str, cost: int, *, max_wait_ms: Optional[int] = None) -> List[Arg]:
         args: List[Arg] = ["RL.PEEK", rule.kind, key, *rule.params]
         if cost != 1:
             args += ("COST", cost)
+        if max_wait_ms is not None:
+            args += ("MAXWAIT", max_wait_ms)
         return args
 
     def all(self, keys: Sequence[str], specs: Sequence[Tuple[Limit, int, Optional[str]]],
-            refund: bool = False) -> List[Arg]:
+            refund: bool = False, *, max_wait_ms: Optional[int] = None) -> List[Arg]:
         args: List[Arg] = ["RL.ALL", len(keys), *keys]
         for rule, cost, lease_id in specs:
             args.append(rule.kind)
@@ -93,6 +106,8 @@ class ModuleBackend(Backend):
                 args += ("COST", cost)
             if lease_id is not None and isinstance(rule, Concurrency):
                 args += ("ID", lease_id)
+        if max_wait_ms is not None:
+            args += ("MAXWAIT", max_wait_ms)
         return args
 
     def release(self, key: str, lease_id: str) -> List[Arg]:
@@ -195,17 +210,26 @@ class LuaBackend(Backend):
         n = int(out[2])
         return ["EVALSHA_RO" if out[0] == "FCALL_RO" else "EVALSHA", sha, n, *out[3:3 + n], out[1], *out[3 + n:]]
 
-    def check(self, rule: Limit, key: str, cost: int, lease_id: Optional[str] = None) -> List[Arg]:
+    def check(self, rule: Limit, key: str, cost: int, lease_id: Optional[str] = None, *,
+              max_wait_ms: Optional[int] = None, wait_ms: Optional[int] = None) -> List[Arg]:
+        if max_wait_ms is not None:
+            raise not_supported("MAXWAIT (max_wait_ms=, pace())")
+        if wait_ms is not None:
+            raise not_supported("WAIT (acquire(wait_ms=), lease(wait_ms=))")
         return self.form(self._module.check(rule, key, cost, lease_id))
 
     def refund(self, rule: Limit, key: str, amount: int) -> List[Arg]:
         return self.form(self._module.refund(rule, key, amount))
 
-    def peek(self, rule: Limit, key: str, cost: int) -> List[Arg]:
+    def peek(self, rule: Limit, key: str, cost: int, *, max_wait_ms: Optional[int] = None) -> List[Arg]:
+        if max_wait_ms is not None:
+            raise not_supported("MAXWAIT (max_wait_ms=)")
         return self.form(self._module.peek(rule, key, cost))
 
     def all(self, keys: Sequence[str], specs: Sequence[Tuple[Limit, int, Optional[str]]],
-            refund: bool = False) -> List[Arg]:
+            refund: bool = False, *, max_wait_ms: Optional[int] = None) -> List[Arg]:
+        if max_wait_ms is not None:
+            raise not_supported("MAXWAIT (max_wait_ms=)")
         return self.form(self._module.all(keys, specs, refund))
 
     def release(self, key: str, lease_id: str) -> List[Arg]:
@@ -213,6 +237,12 @@ class LuaBackend(Backend):
 
     def renew(self, key: str, lease_id: str, lease_ms: int) -> List[Arg]:
         return self.form(["FCALL", "rl_renew", 1, key, lease_id, lease_ms])
+
+
+def not_supported(what: str) -> NotSupportedError:
+    return NotSupportedError(f"{what} is not available with the Lua backend (the Functions library: a script "
+                             "cannot block or wait); load the module, or reject and retry after "
+                             "decision.retry_after_ms")
 
 
 class AutoBackend(ModuleBackend):

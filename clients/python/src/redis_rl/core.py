@@ -279,7 +279,8 @@ class Core:
         return head
 
     def plan_all(self, checks: Iterable[Check], cost: int, tag: Optional[str],
-                 lease_id: Optional[str] = None, refund: bool = False) -> Tuple[List[Item], List[Any]]:
+                 lease_id: Optional[str] = None, refund: bool = False,
+                 max_wait_ms: Optional[int] = None) -> Tuple[List[Item], List[Any]]:
         items: List[Item] = []
         keys: List[str] = []
         key = self.key
@@ -311,7 +312,12 @@ class Core:
                         "so all keys share one hash tag")
         if refund and any(not 1 <= item[2] <= 2**32 - 1 for item in items):
             raise ValueError("refund amounts must be ints from 1 to 4294967295")
-        args = self.backend.all(keys, [(item[0], item[2], lease_id) for item in items], refund)
+        specs = [(item[0], item[2], lease_id) for item in items]
+        if max_wait_ms is None:
+            args = self.backend.all(keys, specs, refund)
+        else:
+            check_max_wait(max_wait_ms, [item[0] for item in items])
+            args = self.backend.all(keys, specs, refund, max_wait_ms=max_wait_ms)
         return items, args
 
     # --- durable ------------------------------------------------------------
@@ -466,6 +472,41 @@ def _cost(cost: object) -> int:
 
 
 check_cost = _cost
+
+#: MAXWAIT's range (ms): a booking at most this far ahead
+MAX_BOOKING_MS = 1_000_000
+#: WAIT's range (ms) on RL.ACQUIRE
+MAX_ACQUIRE_WAIT_MS = 600_000
+
+
+def check_max_wait(max_wait_ms: object, rules: Sequence[Limit]) -> int:
+    """max_wait_ms= of check/check_all/pace: an int 0..1,000,000 and only GCRA / token bucket limits
+    (raised before any round trip)."""
+    for rule in rules:
+        if not rule.bookable:
+            raise TypeError(f"max_wait_ms books a later start in a Gcra or TokenBucket limit; {rule.name!r} is a "
+                            f"{type(rule).__name__} (use acquire(wait_ms=) to wait for a Concurrency slot, or "
+                            "retry after decision.retry_after_ms)")
+    if isinstance(max_wait_ms, bool) or not isinstance(max_wait_ms, int) or not 0 <= max_wait_ms <= MAX_BOOKING_MS:
+        raise ValueError(f"max_wait_ms must be an int from 0 to {MAX_BOOKING_MS}, not {max_wait_ms!r}")
+    return max_wait_ms
+
+
+def check_wait_ms(wait_ms: object) -> int:
+    """wait_ms= of acquire/lease: an int 1..600,000 (WAIT's range)."""
+    if isinstance(wait_ms, bool) or not isinstance(wait_ms, int) or not 1 <= wait_ms <= MAX_ACQUIRE_WAIT_MS:
+        raise ValueError(f"wait_ms must be an int from 1 to {MAX_ACQUIRE_WAIT_MS}, not {wait_ms!r}")
+    return wait_ms
+
+
+def blocking_timeout(socket_timeout: Optional[float], wait_ms: int) -> Optional[float]:
+    """The read timeout (s) of an acquire that may block wait_ms on the server: the wait plus the
+    connection's own socket timeout (the Limiter's timeout_ms when it made the pool), so the
+    socket timeout never cuts a legitimate wait and a server that does not answer is still
+    bounded; None (no bound) when the connection has no socket timeout."""
+    if socket_timeout is None:
+        return None
+    return wait_ms / 1000 + float(socket_timeout)
 
 
 def parse_int_reply(reply: Any) -> int:

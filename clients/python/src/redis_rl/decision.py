@@ -45,7 +45,7 @@ class Decision:
 
     __slots__ = (
         "allowed", "limit", "remaining", "retry_after_ms", "reset_after_ms", "lease",
-        "name", "key", "rule", "cost", "source", "error", "_decisions", "_denied_by",
+        "name", "key", "rule", "cost", "source", "error", "_decisions", "_denied_by", "wait_ms",
     )
 
     def __init__(
@@ -65,6 +65,7 @@ class Decision:
         error: Optional[BaseException] = None,
         decisions: Optional[List["Decision"]] = None,
         denied_by: Optional[List["Decision"]] = None,
+        wait_ms: int = 0,
     ) -> None:
         self.allowed = allowed
         self.limit = limit
@@ -83,6 +84,8 @@ class Decision:
         self.error = error
         self._decisions = decisions
         self._denied_by = denied_by
+        #: a booking (max_wait_ms=): start at now + wait_ms (0: at once, and for every other call)
+        self.wait_ms = wait_ms
 
     @property
     def decisions(self) -> List["Decision"]:
@@ -106,6 +109,11 @@ class Decision:
         return self.retry_after_ms == -1
 
     @property
+    def booked(self) -> bool:
+        """Allowed for a later start (max_wait_ms=): the units are taken, start after wait_ms."""
+        return self.allowed and self.wait_ms > 0
+
+    @property
     def fail_open(self) -> bool:
         return self.source == SOURCE_FAIL_OPEN
 
@@ -114,6 +122,8 @@ class Decision:
 
     def __repr__(self) -> str:
         extra = f", lease={self.lease!r}" if self.lease is not None else ""
+        if self.wait_ms:
+            extra += f", wait_ms={self.wait_ms}"
         if self.source != SOURCE_REDIS:
             extra += f", source={self.source!r}"
         if len(self.decisions) > 1:
@@ -228,6 +238,7 @@ def effective_window_ms(d: Decision) -> int:
 # --- parsing ----------------------------------------------------------------
 
 Fields = Tuple[bool, int, int, int, int, Optional[str]]
+Reply = Tuple[bool, int, int, int, int, Optional[str], int]
 
 
 def _text(value: Any) -> Optional[str]:
@@ -240,18 +251,29 @@ def _text(value: Any) -> Optional[str]:
 
 def parse_fields(reply: Any) -> Fields:
     """One limiter reply (RESP2 array, RESP3 map) -> (allowed, limit, remaining, retry, reset, lease)."""
+    return parse_reply(reply)[:6]
+
+
+def parse_reply(reply: Any) -> Reply:
+    """One limiter reply -> (allowed, limit, remaining, retry, reset, lease, wait_ms).
+
+    A sixth RESP2 field is the lease id (RL.ACQUIRE: a bulk string or nil) or, after MAXWAIT,
+    the integer wait_ms; RESP3 maps name them `lease` and `wait_ms`."""
     if type(reply) is list:
         if len(reply) > 5:
-            return bool(reply[0]), reply[1], reply[2], reply[3], reply[4], _text(reply[5])
-        return bool(reply[0]), reply[1], reply[2], reply[3], reply[4], None
+            sixth = reply[5]
+            if type(sixth) is int:
+                return bool(reply[0]), reply[1], reply[2], reply[3], reply[4], None, sixth
+            return bool(reply[0]), reply[1], reply[2], reply[3], reply[4], _text(sixth), 0
+        return bool(reply[0]), reply[1], reply[2], reply[3], reply[4], None, 0
     if isinstance(reply, dict):
         if b"allowed" in reply:
             return (bool(reply[b"allowed"]), reply[b"limit"], reply[b"remaining"], reply[b"retry_after_ms"],
-                    reply[b"reset_after_ms"], _text(reply.get(b"lease")))
+                    reply[b"reset_after_ms"], _text(reply.get(b"lease")), reply.get(b"wait_ms") or 0)
         return (bool(reply["allowed"]), reply["limit"], reply["remaining"], reply["retry_after_ms"],
-                reply["reset_after_ms"], _text(reply.get("lease")))
+                reply["reset_after_ms"], _text(reply.get("lease")), reply.get("wait_ms") or 0)
     if isinstance(reply, (tuple, list)):
-        return parse_fields(list(reply))
+        return parse_reply(list(reply))
     raise TypeError(f"unexpected limiter reply: {reply!r}")
 
 
@@ -281,8 +303,10 @@ def single(reply: Any, rule: Limit, key: str, cost: int) -> Decision:
         d.retry_after_ms = reply[3]
         d.reset_after_ms = reply[4]
         d.lease = None
+        d.wait_ms = 0
     else:
-        (d.allowed, d.limit, d.remaining, d.retry_after_ms, d.reset_after_ms, d.lease) = parse_fields(reply)
+        (d.allowed, d.limit, d.remaining, d.retry_after_ms, d.reset_after_ms, d.lease,
+         d.wait_ms) = parse_reply(reply)
     d.name = rule.name
     d.key = key
     d.rule = rule
@@ -317,10 +341,12 @@ def combine_answered(allowed: bool, retry_after_ms: int, subs: List[Decision]) -
         else:
             first = min(subs, key=_room_key)
     lease = None
+    wait = 0
     for d in subs:
-        if d.lease is not None:
+        if lease is None and d.lease is not None:
             lease = d.lease
-            break
+        if d.wait_ms > wait:  # a booking: every limit books the same start
+            wait = d.wait_ms
     out: Decision = _new(Decision)
     out.allowed = allowed
     out.limit = first.limit
@@ -336,6 +362,7 @@ def combine_answered(allowed: bool, retry_after_ms: int, subs: List[Decision]) -
     out.error = None
     out._decisions = subs
     out._denied_by = denied_by
+    out.wait_ms = wait
     return out
 
 
@@ -353,9 +380,12 @@ def combine(allowed: bool, retry_after_ms: int, subs: Sequence[Decision]) -> Dec
     lease = None
     source = SOURCE_REDIS
     error = None
+    wait = 0
     for d in subs:
         if lease is None and d.lease is not None:
             lease = d.lease
+        if d.wait_ms > wait:
+            wait = d.wait_ms
         if d.source != SOURCE_REDIS:
             if error is None:
                 error = d.error
@@ -380,4 +410,5 @@ def combine(allowed: bool, retry_after_ms: int, subs: Sequence[Decision]) -> Dec
     out.error = error
     out._decisions = subs if isinstance(subs, list) else list(subs)
     out._denied_by = denied_by
+    out.wait_ms = wait
     return out

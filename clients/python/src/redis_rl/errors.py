@@ -12,7 +12,7 @@ if TYPE_CHECKING:
     from .decision import Decision
 
 __all__ = ["RedisRLError", "RateLimited", "CrossSlotError", "ModuleNotLoadedError", "NotDurableError",
-           "ParameterConflictError", "is_unavailable", "classify"]
+           "NotSupportedError", "ParameterConflictError", "WaitCancelled", "is_unavailable", "classify"]
 
 
 class RedisRLError(Exception):
@@ -29,6 +29,34 @@ class RateLimited(RedisRLError):
     @property
     def retry_after_ms(self) -> int:
         return self.decision.retry_after_ms
+
+
+class NotSupportedError(RedisRLError):
+    """The backend cannot do this (raised before any round trip): the Lua library (backend="lua",
+    or "auto" on a server without the module) has no WAIT (acquire(wait_ms=)) and no MAXWAIT
+    (max_wait_ms=, pace()), since a script cannot block. Reject instead, or retry after
+    decision.retry_after_ms yourself."""
+
+
+class WaitCancelled(RedisRLError):
+    """pace() was cancelled (its cancel= event was set, or it was interrupted) before the start.
+
+    `decision`: the booking that was given up (None when cancelled before booking); `refund`:
+    the Decision of the REFUND that gave its units back, or None (nothing was booked, or the refund
+    failed: then `error` holds why and the units stay taken, which only makes the limit stricter)."""
+
+    def __init__(self, decision: "Optional[Decision]", refund: "Optional[Decision]" = None,
+                 error: Optional[BaseException] = None) -> None:
+        if decision is None:
+            what = "cancelled before booking"
+        elif refund is not None:
+            what = f"booking on {decision.name!r} cancelled {decision.wait_ms} ms ahead; its units were refunded"
+        else:
+            what = f"booking on {decision.name!r} cancelled; its units were not refunded ({error})"
+        super().__init__(what)
+        self.decision = decision
+        self.refund = refund
+        self.error = error
 
 
 class CrossSlotError(RedisRLError, ValueError):

@@ -7,20 +7,45 @@ import threading
 import time
 import uuid
 from types import TracebackType
-from typing import Any, Callable, Iterable, Optional, Type, Union
+from typing import Any, Callable, Iterable, Optional, Protocol, Tuple, Type, Union
 
 from redis.exceptions import AskError, MovedError, ResponseError, SlotNotCoveredError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from .backend import Backend, LuaBackend, adapt, is_function_missing, prepare
-from .core import DEFAULT_TIMEOUT_MS, Check, Core, Durable, DurableOption, FallbackHook, Identity, check_cost
+from .backend import AutoBackend, Backend, LuaBackend, adapt, is_function_missing, prepare
+from .core import (DEFAULT_TIMEOUT_MS, Check, Core, Durable, DurableOption, FallbackHook, Identity, blocking_timeout,
+                   check_cost, check_max_wait, check_wait_ms)
 from .decision import SOURCE_DURABLE, SOURCE_LOCAL, SOURCE_REDIS, Decision, single
-from .errors import NotDurableError, RateLimited
+from .errors import NotDurableError, RateLimited, WaitCancelled, is_unavailable
 from .limits import FAIL_CLOSED, Concurrency, Limit, OnError
 from .metrics import Metrics
 
-__all__ = ["Limiter", "Lease", "Reservation"]
+__all__ = ["Limiter", "Lease", "Reservation", "CancelEvent"]
 
 log = logging.getLogger("redis_rl")
+
+
+class CancelEvent(Protocol):
+    """What pace(cancel=) needs: a threading.Event, or anything with the same two methods."""
+
+    def is_set(self) -> bool: ...
+
+    def wait(self, timeout: Optional[float] = None) -> bool: ...
+
+
+def _pause(seconds: float, cancel: Optional[CancelEvent]) -> bool:
+    """pace()'s sleep: `seconds`, or until cancel is set (then True). Tests patch this."""
+    if cancel is None:
+        time.sleep(seconds)
+        return False
+    return bool(cancel.wait(seconds))
+
+
+def _get_connection(pool: Any) -> Any:
+    try:
+        return pool.get_connection()
+    except TypeError:  # redis-py before 5.3 wants a command name
+        return pool.get_connection("RL.ACQUIRE")
 
 
 class Limiter:
@@ -186,6 +211,18 @@ class Limiter:
             if s.lease is not None and isinstance(s.rule, Concurrency):
                 self._release_quietly(s.key, s.lease)
 
+    def _ready(self, items: Any, peek: bool = False) -> Optional[Decision]:
+        """backend="auto" before a call whose arguments depend on the backend (WAIT and MAXWAIT:
+        the Lua library refuses them, so NotSupportedError is raised before the call): probe now.
+        A server that cannot be reached is the failure policy's (its decision is returned)."""
+        if self._core.backend.ready:
+            return None
+        try:
+            self.prepare()
+        except Exception as exc:
+            return self._core.failure(exc, items, time.perf_counter(), peek=peek)
+        return None
+
     def prepare(self) -> Backend:
         """Set the backend up now (else the first call does): backend="auto" probes for the module,
         the Lua backend loads the library when it is missing or older. Returns the backend."""
@@ -233,14 +270,28 @@ class Limiter:
     # --- decisions ---------------------------------------------------------
 
     def check(self, limit: Limit, identity: Identity, cost: int = 1, *, tag: Optional[str] = None,
-              durable: DurableOption = None) -> Decision:
+              durable: DurableOption = None, max_wait_ms: Optional[int] = None) -> Decision:
         """One limit, one round trip (the kind's own command). Consumes `cost` when allowed.
-        durable: this call's strict mode (None: the Limiter's; False: off)."""
+        durable: this call's strict mode (None: the Limiter's; False: off).
+
+        max_wait_ms (Gcra and TokenBucket only; 0 to 1,000,000): a request that would conform
+        within max_wait_ms is allowed now for a later start (MAXWAIT): its units are taken from
+        that instant on, and `decision.wait_ms` says how long to wait before starting (0: at once).
+        Beyond it: denied as usual, nothing booked. pace() books and sleeps for you. Another kind
+        raises TypeError, the Lua backend NotSupportedError, both before any round trip."""
         core = self._core
         key = core.key(limit, identity, tag)
         if cost != 1:
             check_cost(cost)
-        args = core.backend.check(limit, key, cost)
+        if max_wait_ms is None:
+            args = core.backend.check(limit, key, cost)
+        else:
+            check_max_wait(max_wait_ms, (limit,))
+            if isinstance(core.backend, AutoBackend):
+                failed = self._ready([(limit, key, cost)])
+                if failed is not None:
+                    return failed
+            args = core.backend.check(limit, key, cost, max_wait_ms=max_wait_ms)
         dur = core.durable if durable is None else core.pick(durable, None)
         t0 = time.perf_counter()
         if dur is not None and cost:
@@ -259,14 +310,25 @@ class Limiter:
         return core.finish_single(reply, limit, key, cost, t0)
 
     def check_all(self, checks: Iterable[Check], cost: int = 1, *, tag: Optional[str] = None,
-                  durable: DurableOption = None) -> Decision:
+                  durable: DurableOption = None, max_wait_ms: Optional[int] = None) -> Decision:
         """Several limits as one all-or-nothing decision (one RL.ALL).
 
         checks: (limit, identity) or (limit, identity, cost) tuples. In a
         cluster all keys must share a slot: pass tag=... to put the same hash
-        tag in every key; else CrossSlotError is raised before any round trip."""
+        tag in every key; else CrossSlotError is raised before any round trip.
+        max_wait_ms: as check()'s, when every limit is a Gcra or TokenBucket: all of them book
+        the same start, the earliest at which all conform (decision.wait_ms, and each one's)."""
         core = self._core
-        items, args = core.plan_all(checks, check_cost(cost), tag)
+        if max_wait_ms is None:
+            items, args = core.plan_all(checks, check_cost(cost), tag)
+        else:
+            checks = list(checks)
+            items, args = core.plan_all(checks, check_cost(cost), tag, max_wait_ms=max_wait_ms)
+            if isinstance(core.backend, AutoBackend):
+                failed = self._ready(items)
+                if failed is not None:
+                    return failed
+                items, args = core.plan_all(checks, check_cost(cost), tag, max_wait_ms=max_wait_ms)
         dur = core.durable if durable is None else core.pick(durable, None)
         t0 = time.perf_counter()
         if dur is not None and any(item[2] for item in items):
@@ -284,11 +346,68 @@ class Limiter:
             return core.failure(exc, items, t0)
         return core.finish_all(reply, items, t0)
 
-    def peek(self, limit: Limit, identity: Identity, cost: int = 1, *, tag: Optional[str] = None) -> Decision:
-        """What check() would answer, consuming nothing (RL.PEEK: works on read-only replicas)."""
+    def pace(self, limit: Limit, identity: Identity, cost: int = 1, *, max_wait_ms: int,
+             tag: Optional[str] = None, cancel: Optional[CancelEvent] = None,
+             durable: DurableOption = None) -> Decision:
+        """Wait for a turn instead of failing: book the earliest start within max_wait_ms (MAXWAIT),
+        sleep until it, and return the Decision (its wait_ms is how long it slept). For background
+        work and outgoing calls to a rate-limited partner: every caller of the key gets its own
+        start, one emission interval apart, and none sleeps longer than max_wait_ms.
+
+        Gcra or TokenBucket only (else TypeError); the Lua backend raises NotSupportedError.
+        Denied (the start would be later than max_wait_ms, or the cost can never fit): raises
+        RateLimited(decision), having booked nothing. cancel: a threading.Event (or anything with
+        is_set() and wait(timeout)); when it is set during the sleep, pace stops waiting, gives the
+        booked units back (REFUND cost, once, not retried) and raises WaitCancelled (its .refund
+        is the refund's Decision, None if the refund failed: then the units stay taken). Already
+        set: raises WaitCancelled without a round trip. Interrupted during the sleep
+        (KeyboardInterrupt): refunds likewise, then re-raises. The sleep starts when the answer
+        arrives, so a start is never earlier than booked."""
+        if cancel is not None and cancel.is_set():
+            raise WaitCancelled(None)
+        d = self.check(limit, identity, cost, tag=tag, durable=durable, max_wait_ms=max_wait_ms)
+        if not d.allowed:
+            raise RateLimited(d)
+        if d.wait_ms <= 0:
+            return d
+        try:
+            cancelled = _pause(d.wait_ms / 1000, cancel)
+        except BaseException:
+            self._give_back(d, durable)
+            raise
+        if cancelled:
+            refund, err = self._give_back(d, durable)
+            raise WaitCancelled(d, refund, err)
+        return d
+
+    def _give_back(self, d: Decision, durable: DurableOption) -> "Tuple[Optional[Decision], Optional[BaseException]]":
+        """Refund a booking that will not be used (pace cancelled): once, never retried."""
+        if d.source != SOURCE_REDIS or not d.cost or d.rule is None:
+            return None, None
+        try:
+            return self._refund_key(d.rule, d.key, d.cost, durable), None
+        except NotDurableError as exc:  # refunded on the master; not acknowledged in time
+            return exc.decision, None
+        except Exception as exc:
+            log.warning("redis_rl: refund of a cancelled booking on %r failed (%s: %s); not retried, the units "
+                        "stay taken", d.name, type(exc).__name__, exc)
+            return None, exc
+
+    def peek(self, limit: Limit, identity: Identity, cost: int = 1, *, tag: Optional[str] = None,
+             max_wait_ms: Optional[int] = None) -> Decision:
+        """What check() would answer, consuming nothing (RL.PEEK: works on read-only replicas).
+        max_wait_ms: what a booking would answer (its wait_ms), without booking."""
         core = self._core
         key = core.key(limit, identity, tag)
-        args = core.backend.peek(limit, key, check_cost(cost))
+        if max_wait_ms is None:
+            args = core.backend.peek(limit, key, check_cost(cost))
+        else:
+            check_max_wait(max_wait_ms, (limit,))
+            if isinstance(core.backend, AutoBackend):
+                failed = self._ready([(limit, key, cost)], peek=True)
+                if failed is not None:
+                    return failed
+            args = core.backend.peek(limit, key, check_cost(cost), max_wait_ms=max_wait_ms)
         t0 = time.perf_counter()
         try:
             reply = self._call(args, key)
@@ -353,21 +472,42 @@ class Limiter:
         return ended
 
     def acquire(self, limit: Concurrency, identity: Identity, cost: int = 1, *, id: Optional[str] = None,
-                tag: Optional[str] = None, durable: DurableOption = None) -> "Lease":
+                tag: Optional[str] = None, durable: DurableOption = None, wait_ms: Optional[int] = None) -> "Lease":
         """Take a lease; check `lease.acquired` (or `lease.decision`). Release with lease.release().
         With durable, an acquire too few replicas acknowledged is denied (source "durable") and
-        its lease released (best effort); the lease's renewals and release wait for replicas too."""
+        its lease released (best effort); the lease's renewals and release wait for replicas too.
+
+        wait_ms (1 to 600,000): when no slot is free, wait up to wait_ms for one, in line on the
+        server (RL.ACQUIRE ... WAIT: first come, first served; woken by a release, an expiry or a
+        raised limit), then answer the grant, or the denial at the timeout. The call's socket
+        timeout is the wait plus the connection's own (the Limiter's timeout_ms), so it never
+        cuts a wait short. Interrupted while waiting, the connection is closed (the server drops
+        the waiter) and the lease of our id is released, best effort, once. The Lua backend
+        raises NotSupportedError (before any round trip)."""
         if not isinstance(limit, Concurrency):
             raise TypeError("acquire/lease need a Concurrency limit")
         core = self._core
         key = core.key(limit, identity, tag)
         lease_id = id if id is not None else uuid.uuid4().hex  # ours: a retried acquire never takes two slots
-        args = core.backend.check(limit, key, check_cost(cost), lease_id)
+        if wait_ms is not None:
+            check_wait_ms(wait_ms)
+            if isinstance(core.backend, AutoBackend):
+                failed = self._ready([(limit, key, cost)])
+                if failed is not None:
+                    return Lease(self, limit, key, failed, lease_id if failed.allowed else None)
+            args = core.backend.check(limit, key, check_cost(cost), lease_id, wait_ms=wait_ms)
+        else:
+            args = core.backend.check(limit, key, check_cost(cost), lease_id)
         dur = core.durable if durable is None else core.pick(durable, None)
         sent = time.monotonic()
         t0 = time.perf_counter()
         try:
-            if dur is not None:
+            if wait_ms is not None:
+                reply, acks = self._call_blocking(args, key, wait_ms, dur)
+                d = core.finish_single(reply, limit, key, cost, t0, acks, dur)
+                if d.source == SOURCE_DURABLE:
+                    self._release_quietly(key, lease_id)
+            elif dur is not None:
                 reply, acks = self._call_wait(args, key, dur)
                 d = core.finish_single(reply, limit, key, cost, t0, acks, dur)
                 if d.source == SOURCE_DURABLE:
@@ -376,6 +516,9 @@ class Limiter:
                 reply = self._call(args, key)
                 d = core.finish_single(reply, limit, key, cost, t0)
         except Exception as exc:
+            if wait_ms is not None and is_unavailable(exc):
+                # no answer to a wait (timeout, connection lost): the server may have granted it
+                self._release_quietly(key, lease_id)
             d = core.failure(exc, [(limit, key, cost)], t0)
         except BaseException:
             # interrupted (KeyboardInterrupt, SystemExit) while the acquire may have reached the
@@ -385,16 +528,70 @@ class Limiter:
             except Exception:
                 pass
             raise
-        return Lease(self, limit, key, d, lease_id if d.allowed else None, durable=dur, sent=sent)
+        lease = Lease(self, limit, key, d, lease_id if d.allowed else None, durable=dur, sent=sent)
+        if wait_ms is not None:
+            lease._after_wait()
+        return lease
+
+    def _call_blocking(self, args: Any, key: str, wait_ms: int,
+                       dur: Optional[Durable]) -> "Tuple[Any, Optional[int]]":
+        """A command that may block up to wait_ms on the server (RL.ACQUIRE ... WAIT), on a
+        connection of the pool taken for it, with a read timeout of the wait plus the connection's
+        socket timeout (see blocking_timeout), and WAIT replicas after it with durable. Returns
+        (reply, acks or None). A cluster client: to the key's node, once more after a MOVED/ASK."""
+        for attempt in (0, 1):
+            client = self.client
+            if self._route:
+                try:
+                    node = client.get_node_from_key(key)
+                except SlotNotCoveredError:
+                    client.nodes_manager.initialize()
+                    node = client.get_node_from_key(key)
+                client = client.get_redis_connection(node)
+            pool = client.connection_pool
+            conn = _get_connection(pool)
+            try:
+                conn.send_command(*args)
+                if dur is not None:
+                    conn.send_command("WAIT", dur.replicas, dur.timeout_ms)
+                limit_s = blocking_timeout(getattr(conn, "socket_timeout", None), wait_ms)
+                if limit_s is not None and not conn.can_read(timeout=limit_s):
+                    raise RedisTimeoutError(f"Timeout reading from socket: no answer to a wait of {wait_ms} ms "
+                                            f"within {limit_s:.3f} s")
+                reply: Any
+                try:
+                    reply = conn.read_response()
+                except ResponseError as exc:
+                    reply = exc
+                acks: Optional[int] = None
+                if dur is not None:  # WAIT replicas: its own timeout, from the answer on
+                    ack_s = blocking_timeout(getattr(conn, "socket_timeout", None), dur.timeout_ms or 0)
+                    if ack_s is not None and not conn.can_read(timeout=ack_s):
+                        raise RedisTimeoutError("Timeout reading from socket: no answer to WAIT replicas")
+                    acks = int(conn.read_response())
+            except BaseException:
+                conn.disconnect()  # a blocked or half-read connection is never reused
+                raise
+            finally:
+                pool.release(conn)
+            if isinstance(reply, (MovedError, AskError)) and self._route and attempt == 0:
+                self.client.nodes_manager.initialize()  # the slot moved: the command did not run
+                continue
+            if isinstance(reply, BaseException):
+                raise reply
+            return reply, acks
+        raise reply  # MOVED twice
 
     def lease(self, limit: Concurrency, identity: Identity, cost: int = 1, *, id: Optional[str] = None,
               renew_every_ms: Optional[int] = None, on_lost: Optional[Callable[["Lease"], None]] = None,
-              tag: Optional[str] = None, durable: DurableOption = None) -> "_LeaseContext":
+              tag: Optional[str] = None, durable: DurableOption = None,
+              wait_ms: Optional[int] = None) -> "_LeaseContext":
         """`with limiter.lease(limit, who) as lease:` holds a slot for the block and releases it on
         every exit path. Denied: raises RateLimited(decision). renew_every_ms: a daemon thread
         renews the lease (RL.RENEW); the lease is lost (lease.lost, on_lost) when a renewal answers 0
-        or when lease.valid_until passes without a confirmed renewal (see Lease)."""
-        return _LeaseContext(self, limit, identity, cost, id, renew_every_ms, on_lost, tag, durable)
+        or when lease.valid_until passes without a confirmed renewal (see Lease).
+        wait_ms: wait in line for a slot up to wait_ms first (see acquire); RateLimited after it."""
+        return _LeaseContext(self, limit, identity, cost, id, renew_every_ms, on_lost, tag, durable, wait_ms)
 
     def reserve(self, limit: Limit, identity: Identity, max_cost: int, *, tag: Optional[str] = None) -> "Reservation":
         """Consume `max_cost` now; `settle(actual)` later refunds `max_cost - actual` exactly once."""
@@ -482,7 +679,27 @@ class Lease:
         if sent >= self.valid_until:
             self._mark_lost("valid_until passed without a confirmed renewal")
             return False
+        return self._renew(ms, sent)
+
+    def _after_wait(self) -> None:
+        """A grant after a wait (acquire(wait_ms=)): the lease runs from the grant, somewhere between
+        the send and the answer, so valid_until (send + lease_ms) may be far too early, even past.
+        When the wait took more than a tenth of the lease, one RL.RENEW confirms it from now (a
+        failure leaves valid_until as it was: early, never late)."""
+        if self.id is None or self.decision.source != SOURCE_REDIS:
+            return
+        if self.valid_until - time.monotonic() >= 0.9 * self.limit.lease_ms / 1000:
+            return
+        try:
+            self._renew(self.limit.lease_ms, time.monotonic())
+        except Exception as exc:
+            log.warning("redis_rl: confirming a lease granted after a wait failed (%s); valid_until is the "
+                        "acquire's send + lease_ms", exc)
+
+    def _renew(self, ms: int, sent: float) -> bool:
         lim = self.limiter
+        if self.id is None:  # pragma: no cover - the callers check
+            return False
         args = lim.backend.renew(self.key, self.id, ms)
         dur = self.durable
         try:
@@ -576,13 +793,13 @@ class Lease:
 class _LeaseContext:
     def __init__(self, limiter: Limiter, limit: Concurrency, identity: Identity, cost: int, lease_id: Optional[str],
                  renew_every_ms: Optional[int], on_lost: Optional[Callable[[Lease], None]],
-                 tag: Optional[str], durable: DurableOption = None) -> None:
-        self._args = (limiter, limit, identity, cost, lease_id, renew_every_ms, on_lost, tag, durable)
+                 tag: Optional[str], durable: DurableOption = None, wait_ms: Optional[int] = None) -> None:
+        self._args = (limiter, limit, identity, cost, lease_id, renew_every_ms, on_lost, tag, durable, wait_ms)
         self.lease: Optional[Lease] = None
 
     def __enter__(self) -> Lease:
-        limiter, limit, identity, cost, lease_id, renew_every_ms, on_lost, tag, durable = self._args
-        lease = limiter.acquire(limit, identity, cost, id=lease_id, tag=tag, durable=durable)
+        limiter, limit, identity, cost, lease_id, renew_every_ms, on_lost, tag, durable, wait_ms = self._args
+        lease = limiter.acquire(limit, identity, cost, id=lease_id, tag=tag, durable=durable, wait_ms=wait_ms)
         if not lease.acquired:
             raise RateLimited(lease.decision)
         lease.on_lost = on_lost

@@ -91,6 +91,8 @@ class Limit:
     command: str = ""
     #: supports REFUND (reserve/settle)
     refundable: bool = True
+    #: supports MAXWAIT: a booking for a later start (max_wait_ms=, pace()): GCRA and token buckets
+    bookable: bool = False
     #: names of the leading positional params (for describe())
     _fields: Tuple[str, ...] = ()
 
@@ -154,6 +156,7 @@ class Gcra(Limit):
 
     kind = "GCRA"
     command = "RL.GCRA"
+    bookable = True
     __slots__ = ()
     _fields = ("limit", "period_ms")
 
@@ -185,6 +188,7 @@ class TokenBucket(Limit):
 
     kind = "TOKENBUCKET"
     command = "RL.TOKENBUCKET"
+    bookable = True
     __slots__ = ()
     _fields = ("capacity", "refill_tokens", "refill_period_ms")
 
