@@ -114,6 +114,32 @@ def test_unacknowledged_check_is_denied(m: redis.Redis, pair: Tuple[RedisServer,
     wait_until(lambda: lim.check(g, "x").allowed, 5, "an acknowledged decision")
 
 
+def test_a_wait_that_times_out_on_the_server_late_is_still_a_durable_denial(
+        m: redis.Redis, pair: Tuple[RedisServer, RedisServer], protocol: int) -> None:
+    # timeout_ms 100 and WAIT 90 ms (the default WAIT is half the timeout). Redis 7.0 ends a
+    # WAIT's timeout in its cron, up to 100 ms late: its answer came after the 100 ms socket
+    # timeout, and a durable denial was read as a lost connection (source fail_closed, the
+    # failure policy's hook fired).
+    fallbacks: List[Any] = []
+    lim = Limiter(m, timeout_ms=100, durable=Durable(1, 90), on_fallback=lambda *a: fallbacks.append(a))
+    g = Gcra(5, 60_000, name="slack")
+    with Paused(pair[1]):
+        d = lim.check(g, "u")
+    assert (d.allowed, d.source, d.status) == (False, "durable", 503), d
+    assert fallbacks == [] and lim.durable_failures == 1
+
+    async def go() -> Any:
+        am = redis.asyncio.Redis(port=pair[0].port, protocol=protocol)
+        try:
+            alim = AsyncLimiter(am, timeout_ms=100, durable=Durable(1, 90))
+            with Paused(pair[1]):
+                return await alim.check(g, "v")
+        finally:
+            await am.aclose()
+    d = run(go())
+    assert (d.allowed, d.source) == (False, "durable"), d
+
+
 def test_check_all_and_refund(m: redis.Redis, pair: Tuple[RedisServer, RedisServer]) -> None:
     lim = Limiter(m, durable=Durable(1, 30), timeout_ms=500)
     a, b = Gcra(5, 60_000, name="a"), Gcra(5, 60_000, name="b")

@@ -189,10 +189,79 @@ def test_async_limiter_guards_too() -> None:
 
 
 class WaitRecorder(Recorder):
-    """Also takes pipelines (the durable path: the command and WAIT in one round trip); WAIT answers 1."""
+    """Also lends a connection (the durable path: the command and WAIT in one round trip, on a
+    connection of the pool); WAIT answers 1."""
 
     def pipeline(self, transaction: bool = True) -> "WaitPipe":
         return WaitPipe(self)
+
+    @property
+    def connection_pool(self) -> "FakePool":
+        return FakePool(self)
+
+
+def reply_to(rec: Recorder, cmd: Any) -> Any:
+    if cmd[0] == "WAIT":
+        return 1
+    return [1, 2, 1, 0, 1000, "lease-1"] if cmd[0] == "RL.ACQUIRE" else rec.reply
+
+
+class FakeConnection:
+    socket_timeout = None
+
+    def __init__(self, rec: Recorder) -> None:
+        self.rec = rec
+        self.pending: List[Any] = []
+
+    def send_command(self, *args: Any) -> None:
+        self.rec.calls.append(args)
+        self.pending.append(reply_to(self.rec, args))
+
+    def can_read(self, timeout: float = 0) -> bool:
+        return bool(self.pending)
+
+    def read_response(self) -> Any:
+        return self.pending.pop(0)
+
+    def disconnect(self) -> None:
+        pass
+
+
+class FakePool:
+    def __init__(self, rec: Recorder) -> None:
+        self.rec = rec
+
+    def get_connection(self, *args: Any) -> FakeConnection:
+        return FakeConnection(self.rec)
+
+    def release(self, conn: Any) -> None:
+        pass
+
+
+class AsyncFakeConnection(FakeConnection):
+    async def send_command(self, *args: Any) -> None:  # type: ignore[override]
+        FakeConnection.send_command(self, *args)
+
+    def pack_commands(self, cmds: Any) -> Any:
+        return cmds
+
+    async def send_packed_command(self, cmds: Any) -> None:
+        for c in cmds:
+            FakeConnection.send_command(self, *c)
+
+    async def read_response(self, timeout: Any = None) -> Any:  # type: ignore[override]
+        return self.pending.pop(0)
+
+    async def disconnect(self) -> None:  # type: ignore[override]
+        pass
+
+
+class AsyncFakePool(FakePool):
+    async def get_connection(self, *args: Any) -> AsyncFakeConnection:  # type: ignore[override]
+        return AsyncFakeConnection(self.rec)
+
+    async def release(self, conn: Any) -> None:  # type: ignore[override]
+        pass
 
 
 class WaitPipe:
@@ -221,6 +290,10 @@ class AsyncWaitPipe(WaitPipe):
 class AsyncWaitRecorder(AsyncRecorder):
     def pipeline(self, transaction: bool = True) -> AsyncWaitPipe:
         return AsyncWaitPipe(self)
+
+    @property
+    def connection_pool(self) -> AsyncFakePool:
+        return AsyncFakePool(self)
 
 
 def test_durable_paths_are_guarded_before_any_command() -> None:

@@ -14,7 +14,7 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from .backend import AutoBackend, Backend, LuaBackend, adapt, is_function_missing, prepare
 from .core import (DEFAULT_TIMEOUT_MS, Check, Core, Durable, DurableOption, FallbackHook, Identity, blocking_timeout,
-                   check_cost, check_max_wait, check_wait_ms)
+                   check_cost, wait_timeout, check_max_wait, check_wait_ms)
 from .decision import SOURCE_DURABLE, SOURCE_LOCAL, SOURCE_REDIS, Decision, single
 from .errors import NotDurableError, RateLimited, is_unavailable
 from .limits import FAIL_CLOSED, Concurrency, Limit, OnError
@@ -117,28 +117,22 @@ class AsyncLimiter:
         return self._core.durable_failures
 
     async def _call_wait(self, args: Any, key: str, dur: Durable) -> "tuple[Any, int]":
-        """As Limiter._call_wait: the command and WAIT in one pipeline (one round trip)."""
+        """As Limiter._call_wait: the command and WAIT in one round trip."""
         core = self._core
         if not core.backend.ready:
             args = adapt(args, await self.prepare())
         try:
-            return await self._send_wait(args, dur)
+            return await self._send_wait(args, key, dur)
         except ResponseError as exc:
             if not (is_function_missing(exc) and isinstance(core.backend, LuaBackend)):
                 raise
             core.backend.ready = False
-            return await self._send_wait(adapt(args, await self.prepare()), dur)
+            return await self._send_wait(adapt(args, await self.prepare()), key, dur)
 
-    async def _send_wait(self, args: Any, dur: Durable) -> "tuple[Any, int]":
-        pipe = self.client.pipeline(transaction=False)
-        pipe.execute_command(*args)
-        pipe.execute_command("WAIT", dur.replicas, dur.timeout_ms)
-        reply, acks = await pipe.execute(raise_on_error=False)
-        if isinstance(reply, BaseException):
-            raise reply
-        if isinstance(acks, BaseException):
-            raise acks
-        return reply, int(acks)
+    async def _send_wait(self, args: Any, key: str, dur: Durable) -> "tuple[Any, int]":
+        # As Limiter._send_wait: WAIT's answer read with its own timeout (wait_timeout).
+        reply, acks = await self._call_blocking(args, key, 0, dur)
+        return reply, int(acks or 0)
 
     async def _drop_leases(self, d: Decision) -> None:
         orig = getattr(d.error, "decision", None) if d.source == SOURCE_DURABLE else None
@@ -481,7 +475,7 @@ class AsyncLimiter:
                                         f"within {limit_s} s")
             acks: Optional[int] = None
             if dur is not None:  # WAIT replicas: its own timeout, from the answer on
-                ack_s = blocking_timeout(getattr(conn, "socket_timeout", None), dur.timeout_ms or 0)
+                ack_s = wait_timeout(getattr(conn, "socket_timeout", None), dur)
                 ack = await conn.read_response(timeout=ack_s)
                 if ack is None:
                     raise RedisTimeoutError("Timeout reading from socket: no answer to WAIT replicas")

@@ -499,6 +499,19 @@ def check_wait_ms(wait_ms: object) -> int:
     return wait_ms
 
 
+#: How late a server may answer a timed-out WAIT: Redis before 7.2 ends blocked clients'
+#: timeouts in its cron, every 1000/hz ms (100 ms at the default hz 10), so `WAIT 1 50` there
+#: answers up to about 150 ms after it was sent.
+WAIT_SLACK_MS = 100
+
+
+def wait_timeout(socket_timeout: Optional[float], dur: "Durable") -> Optional[float]:
+    """The read timeout (s) of the WAIT replicas answer: its own timeout, the server's slack and
+    the connection's socket timeout, so a WAIT that times out on the server is read as its answer
+    (acks too few: a durable denial), never as a lost connection (the failure policy)."""
+    return blocking_timeout(socket_timeout, (dur.timeout_ms or 0) + WAIT_SLACK_MS)
+
+
 def blocking_timeout(socket_timeout: Optional[float], wait_ms: int) -> Optional[float]:
     """The read timeout (s) of an acquire that may block wait_ms on the server: the wait plus the
     connection's own socket timeout (the Limiter's timeout_ms when it made the pool), so the

@@ -14,7 +14,7 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from .backend import AutoBackend, Backend, LuaBackend, adapt, is_function_missing, prepare
 from .core import (DEFAULT_TIMEOUT_MS, Check, Core, Durable, DurableOption, FallbackHook, Identity, blocking_timeout,
-                   check_cost, check_max_wait, check_wait_ms)
+                   check_cost, wait_timeout, check_max_wait, check_wait_ms)
 from .decision import SOURCE_DURABLE, SOURCE_LOCAL, SOURCE_REDIS, Decision, single
 from .errors import NotDurableError, RateLimited, WaitCancelled, is_unavailable
 from .limits import FAIL_CLOSED, Concurrency, Limit, OnError
@@ -169,29 +169,11 @@ class Limiter:
             return self._send_wait(adapt(args, self.prepare()), key, dur)
 
     def _send_wait(self, args: Any, key: str, dur: Durable) -> "tuple[Any, int]":
-        client = self.client
-        for attempt in (0, 1):
-            target = client
-            if self._route:  # WAIT must go to the key's node: its replicas are the ones to count
-                try:
-                    node = client.get_node_from_key(key)
-                except SlotNotCoveredError:
-                    client.nodes_manager.initialize()
-                    node = client.get_node_from_key(key)
-                target = client.get_redis_connection(node)
-            pipe = target.pipeline(transaction=False)
-            pipe.execute_command(*args)
-            pipe.execute_command("WAIT", dur.replicas, dur.timeout_ms)
-            reply, acks = pipe.execute(raise_on_error=False)
-            if self._route and attempt == 0 and isinstance(reply, (MovedError, AskError)):
-                client.nodes_manager.initialize()  # the slot moved: the command did not run; once more
-                continue
-            if isinstance(reply, BaseException):
-                raise reply
-            if isinstance(acks, BaseException):
-                raise acks
-            return reply, int(acks)
-        raise reply  # MOVED twice
+        # One round trip on a connection of its own, so WAIT's answer is read with WAIT's own
+        # timeout (see wait_timeout), not cut by the socket timeout (Redis 7.0 answers a timed-out
+        # WAIT up to 100 ms late: a durable denial became a failure-policy one).
+        reply, acks = self._call_blocking(args, key, 0, dur)
+        return reply, int(acks or 0)
 
     def _release_quietly(self, key: str, lease_id: str) -> None:
         """End a lease whose acquire was not acknowledged: best effort, once, no WAIT."""
@@ -565,7 +547,7 @@ class Limiter:
                     reply = exc
                 acks: Optional[int] = None
                 if dur is not None:  # WAIT replicas: its own timeout, from the answer on
-                    ack_s = blocking_timeout(getattr(conn, "socket_timeout", None), dur.timeout_ms or 0)
+                    ack_s = wait_timeout(getattr(conn, "socket_timeout", None), dur)
                     if ack_s is not None and not conn.can_read(timeout=ack_s):
                         raise RedisTimeoutError("Timeout reading from socket: no answer to WAIT replicas")
                     acks = int(conn.read_response())
