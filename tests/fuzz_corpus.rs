@@ -28,7 +28,7 @@ fn files(dir: &str) -> Vec<PathBuf> {
 #[test]
 fn every_real_dump_loads_saves_and_reloads_the_same_words() {
     let seeds = files("corpus/rdb");
-    assert!(seeds.len() >= 7, "a DUMP of every kind and the aux field: {seeds:?}");
+    assert!(seeds.len() >= 9, "a DUMP of every kind (two booked) and the aux field: {seeds:?}");
     for f in seeds {
         assert!(redis_rl::fuzzing::rdb(&fs::read(&f).unwrap()), "{} does not load", f.display());
     }
@@ -37,7 +37,10 @@ fn every_real_dump_loads_saves_and_reloads_the_same_words() {
 #[test]
 fn every_payload_of_a_real_aof_applies() {
     let seeds = files("corpus/apply");
-    assert_eq!(seeds.len(), 6, "one AOF's payloads per kind: {seeds:?}");
+    // One per kind, and GCRA and token-bucket states with bookings (MAXWAIT).
+    assert_eq!(seeds.len(), 8, "one AOF's payloads per kind, and the booked ones: {seeds:?}");
+    let booked = |f: &std::path::PathBuf| f.file_name().is_some_and(|n| n.to_string_lossy().ends_with("booked"));
+    assert_eq!(seeds.iter().filter(|f| booked(f)).count(), 2, "{seeds:?}");
     for f in seeds {
         let data = fs::read(&f).unwrap();
         let mut records = 0;
