@@ -12,6 +12,8 @@ const {
 } = require('./errors.cjs');
 
 const DEFAULT_TIMEOUT_MS = 100;
+// How late a server may answer a timed-out WAIT (see callDurable).
+const WAIT_SLACK_MS = 100;
 const LOCAL_MAX_KEYS = 10000; // in-process stand-ins kept per limit under the Local policy
 // At most this many limit names (or key functions) have their parameters remembered per Limiter.
 const limits = { MAX_PARAM_NAMES: 10000 };
@@ -327,6 +329,15 @@ class Limiter {
     return this.deadlines === null ? promise : this.deadlines.wrap(promise);
   }
 
+  // A durable call: the command and WAIT replicas timeoutMs, whose answer may
+  // come WAIT_SLACK_MS after its own timeout (Redis before 7.2 ends a WAIT's
+  // timeout in its cron, every 100 ms at the default hz): the Limiter's
+  // timeout runs on past it, so a WAIT that times out on the server is read as
+  // too few acknowledgements (a durable denial), not as a lost call.
+  callDurable(promise, dur) {
+    return this.callWithin(promise, dur.timeoutMs + WAIT_SLACK_MS);
+  }
+
   // A call that may block on the server extraMs: timeoutMs + extraMs, on a
   // timer of its own (rare calls; the coarse Deadlines serve the rest).
   callWithin(promise, extraMs) {
@@ -368,7 +379,7 @@ class Limiter {
     let raw;
     let acks = 0;
     try {
-      if (dur && cost > 0) [raw, acks] = await this.call(this.backend.check(limit, key, args, dur));
+      if (dur && cost > 0) [raw, acks] = await this.callDurable(this.backend.check(limit, key, args, dur), dur);
       else raw = await this.call(this.backend.check(limit, key, args));
     } catch (err) {
       return this.failed(limit, key, cost, err, t0, mode || 'consume');
@@ -457,7 +468,7 @@ class Limiter {
     let acks = 0;
     try {
       const args = [...limit.base, 'REFUND', String(amount)];
-      if (dur) [raw, acks] = await this.call(this.backend.check(limit, key, args, dur));
+      if (dur) [raw, acks] = await this.callDurable(this.backend.check(limit, key, args, dur), dur);
       else raw = await this.call(this.backend.check(limit, key, args));
     } catch (err) {
       // No failure policy: a refund that did not happen must not look done.
@@ -527,7 +538,7 @@ class Limiter {
     let raw;
     let acks = 0;
     try {
-      if (dur) [raw, acks] = await this.call(this.backend.all(keys, specs, false, dur));
+      if (dur) [raw, acks] = await this.callDurable(this.backend.all(keys, specs, false, dur), dur);
       else raw = await this.call(this.backend.all(keys, specs, peek));
     } catch (err) {
       return this.failedAll(norm, keys, err, t0, peek);
@@ -934,7 +945,7 @@ class Lease extends Decision {
     let ok;
     try {
       if (dur) {
-        const [n, acks] = await l.call(l.backend.renew(this.key, this.id, this.policy.leaseMs, dur));
+        const [n, acks] = await l.callDurable(l.backend.renew(this.key, this.id, this.policy.leaseMs, dur), dur);
         ok = Number(n) === 1;
         if (ok && !l.acked(acks, dur, this.name)) throw new NotDurableError(acks, dur.replicas);
       } else {
@@ -1000,7 +1011,7 @@ class Lease extends Decision {
     }
     const l = this.limiter;
     const p = this.durable
-      ? l.call(l.backend.release(this.key, this.id, this.durable)).then(([n]) => n)
+      ? l.callDurable(l.backend.release(this.key, this.id, this.durable), this.durable).then(([n]) => n)
       : l.call(l.backend.release(this.key, this.id));
     this.releasing = p.then(
       (n) => Number(n) === 1,

@@ -91,6 +91,17 @@ for (const kind of CLIENTS) {
       assert.equal(l.durableFailures, 0);
     });
 
+    test('a WAIT that times out on the server late is still a durable denial', async () => {
+      // timeoutMs 100, WAIT 90 ms: Redis 7.0 answers a timed-out WAIT up to
+      // 100 ms late, after the Limiter's timeout: it was read as a lost call
+      // (source fail_closed, the failure policy) instead of a durable denial.
+      const l = new Limiter(conn.client, { durable: { timeoutMs: 90 }, timeoutMs: 100, logger: memoryLogger() });
+      const g = new Gcra(5, 60000, { name: `late-${kind}` });
+      const d = await replicaPaused(() => l.check(g, uniq()));
+      assert.equal(d.allowed, false);
+      assert.equal(d.source, 'durable');
+    });
+
     test('unacknowledged: check, checkAll and acquire denied (source durable), refund rejects', async () => {
       const l = new Limiter(conn.client, { durable: { timeoutMs: 30 }, timeoutMs: 1000, logger: memoryLogger() });
       const g = new Gcra(5, 60000, { name: `u-${kind}` });
