@@ -43,8 +43,7 @@ use crate::core::schedule::MAX_BOOKING_NS;
 
 use super::data_type::{ENDS_EARLY, UNKNOWN_VERSION};
 use super::ffi::{api, OpenKey, Slot};
-use super::names;
-use super::stored::{Stored, MAX_PAYLOAD};
+use super::stored::{emit_apply, Stored, MAX_PAYLOAD};
 use super::wire;
 
 // One-word states live in the value pointer (see `new_value`): that needs
@@ -441,18 +440,8 @@ impl<S: Words> Stored for S {
         let state: S = unsafe { read(value) };
         let mut buf = [0u8; MAX_PAYLOAD];
         let payload = encode(&state, 0, &mut buf);
-        // SAFETY: `aof` and `key` are the running aof_rewrite's (the contract); the
-        // payload, a "b" argument, is live for the call.
-        unsafe {
-            api!(RedisModule_EmitAOF(
-                aof,
-                names::apply().as_ptr(),
-                c"sb".as_ptr(),
-                key,
-                payload.as_ptr(),
-                payload.len()
-            ))
-        };
+        // SAFETY: `aof` and `key` are the running aof_rewrite's (the contract).
+        unsafe { emit_apply(aof, key, payload) };
     }
 
     unsafe fn digest(md: *mut RedisModuleDigest, value: *mut c_void) {

@@ -42,8 +42,7 @@ use crate::core::time::Millis;
 use super::block::{self, alloc, replace, words, words_mut};
 use super::data_type::{ENDS_EARLY, UNKNOWN_VERSION};
 use super::ffi::{api, OpenKey};
-use super::names;
-use super::stored::{apply_change, payload_words, Stored, MAX_PAYLOAD};
+use super::stored::{apply_change, emit_apply, payload_words, Stored, MAX_PAYLOAD};
 
 /// The seed of a new block's id index: a random base drawn once per process
 /// (std's `RandomState`, from the OS), and a count of blocks made, mixed
@@ -311,18 +310,8 @@ impl Stored for LeaseChange {
         for w in set.to_words() {
             payload.extend_from_slice(&w.to_le_bytes());
         }
-        // SAFETY: `aof` and `key` are the running aof_rewrite's (the contract); the
-        // payload, a "b" argument, is live for the call.
-        unsafe {
-            api!(RedisModule_EmitAOF(
-                aof,
-                names::apply().as_ptr(),
-                c"sb".as_ptr(),
-                key,
-                payload.as_ptr(),
-                payload.len()
-            ))
-        };
+        // SAFETY: `aof` and `key` are the running aof_rewrite's (the contract).
+        unsafe { emit_apply(aof, key, &payload) };
     }
 
     /// The whole set's words (in order, as RDB has them) as one buffer: one

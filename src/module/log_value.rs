@@ -36,8 +36,7 @@ use crate::core::time::Millis;
 use super::block::{self, replace, words, words_mut};
 use super::data_type::{ENDS_EARLY, UNKNOWN_VERSION};
 use super::ffi::{api, OpenKey};
-use super::names;
-use super::stored::{apply_change, payload_words, Stored, MAX_PAYLOAD};
+use super::stored::{apply_change, emit_apply, payload_words, Stored, MAX_PAYLOAD};
 
 /// The tag of a change's payload.
 const CHANGE_TAG: u8 = super::wire::LOG_CHANGE;
@@ -245,18 +244,8 @@ impl Stored for LogChange {
         for w in whole(&log) {
             payload.extend_from_slice(&w.to_le_bytes());
         }
-        // SAFETY: `aof` and `key` are the running aof_rewrite's (the contract); the
-        // payload, a "b" argument, is live for the call.
-        unsafe {
-            api!(RedisModule_EmitAOF(
-                aof,
-                names::apply().as_ptr(),
-                c"sb".as_ptr(),
-                key,
-                payload.as_ptr(),
-                payload.len()
-            ))
-        };
+        // SAFETY: `aof` and `key` are the running aof_rewrite's (the contract).
+        unsafe { emit_apply(aof, key, &payload) };
     }
 
     unsafe fn digest(md: *mut RedisModuleDigest, value: *mut c_void) {

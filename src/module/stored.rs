@@ -21,7 +21,8 @@ use redis_module::raw::{RedisModuleDigest, RedisModuleIO, RedisModuleString, Red
 
 use crate::core::time::Millis;
 
-use super::ffi::{OpenKey, Slot};
+use super::ffi::{api, OpenKey, Slot};
+use super::names;
 
 /// The command that carries an effect.
 pub const APPLY: &CStr = c"RL.APPLY";
@@ -128,6 +129,19 @@ pub trait Stored: Copy + 'static {
     /// # Safety
     /// See the trait; the value is not used again.
     unsafe fn free(value: *mut c_void);
+}
+
+/// Emits `RL.APPLY key payload` (under the module's command prefix) into
+/// an AOF rewrite: every kind's `aof_rewrite` writes its whole state so.
+///
+/// # Safety
+/// `aof` and `key` are the running aof_rewrite callback's.
+pub unsafe fn emit_apply(aof: *mut RedisModuleIO, key: *mut RedisModuleString, payload: &[u8]) {
+    // SAFETY: `aof` and `key` are the running aof_rewrite's (the contract); the
+    // payload, a "b" argument, is live for the call.
+    unsafe {
+        api!(RedisModule_EmitAOF(aof, names::apply().as_ptr(), c"sb".as_ptr(), key, payload.as_ptr(), payload.len()))
+    };
 }
 
 /// The little-endian words of a payload `tag, words..`: `None` if the tag
