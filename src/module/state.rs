@@ -244,38 +244,22 @@ impl<'c, K: Kind> KeyState<'c, K> {
         let propagate = effect.is_some();
         self.close();
         let (ctx, name) = (self.ctx.raw(), self.name.raw());
+        // SAFETY (both): the command's context and key name, live for the call (their
+        // types say so); the event names are static.
+        let signal = || unsafe { api!(RedisModule_SignalModifiedKey(ctx, name)) };
+        let notify =
+            |class, event: &CStr| unsafe { api!(RedisModule_NotifyKeyspaceEvent(ctx, class, event.as_ptr(), name)) };
+        let event = self.event;
         let sent = match &self.written {
             Written::Nothing => return,
             Written::Applied => {
-                // SAFETY: the command's context and key name, live for the call (their types say
-                // so); the event name is static.
-                unsafe { api!(RedisModule_SignalModifiedKey(ctx, name)) };
-                // SAFETY: the command's context and key name, live for the call (their types say
-                // so); the event name is static.
-                unsafe {
-                    api!(RedisModule_NotifyKeyspaceEvent(
-                        ctx,
-                        raw::REDISMODULE_NOTIFY_MODULE,
-                        self.event.as_ptr(),
-                        name
-                    ))
-                };
+                signal();
+                notify(raw::REDISMODULE_NOTIFY_MODULE, event);
                 return;
             }
             Written::State => {
-                // SAFETY: the command's context and key name, live for the call (their types say
-                // so); the event name is static.
-                unsafe { api!(RedisModule_SignalModifiedKey(ctx, name)) };
-                // SAFETY: the command's context and key name, live for the call (their types say
-                // so); the event name is static.
-                unsafe {
-                    api!(RedisModule_NotifyKeyspaceEvent(
-                        ctx,
-                        raw::REDISMODULE_NOTIFY_MODULE,
-                        self.event.as_ptr(),
-                        name
-                    ))
-                };
+                signal();
+                notify(raw::REDISMODULE_NOTIFY_MODULE, event);
                 if !propagate {
                     return;
                 }
@@ -295,27 +279,12 @@ impl<'c, K: Kind> KeyState<'c, K> {
                 effect::replicate(self.ctx, self.name, K::Write::encode(&w.state, w.expire_at, &mut buf))
             }
             Written::Deleted { refund } => {
-                // SAFETY: the command's context and key name, live for the call (their types say
-                // so); the event name is static.
-                unsafe { api!(RedisModule_SignalModifiedKey(ctx, name)) };
+                signal();
                 if *refund {
-                    // SAFETY: the command's context and key name, live for the call (their types say
-                    // so); the event name is static.
-                    unsafe {
-                        api!(RedisModule_NotifyKeyspaceEvent(
-                            ctx,
-                            raw::REDISMODULE_NOTIFY_MODULE,
-                            self.event.as_ptr(),
-                            name
-                        ))
-                    };
+                    notify(raw::REDISMODULE_NOTIFY_MODULE, event);
                 }
-                // SAFETY: the command's context and key name, live for the call (their types say
-                // so); the event name is static.
                 // Its own deletion: the key's waiters are granted, not told it is gone.
-                super::commands::wait::own_delete(|| unsafe {
-                    api!(RedisModule_NotifyKeyspaceEvent(ctx, raw::REDISMODULE_NOTIFY_GENERIC, c"del".as_ptr(), name))
-                });
+                super::commands::wait::own_delete(|| notify(raw::REDISMODULE_NOTIFY_GENERIC, c"del"));
                 if !propagate {
                     return;
                 }
