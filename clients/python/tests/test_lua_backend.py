@@ -8,10 +8,7 @@ with the module) and to the library, both servers on one frozen fake clock
 
 from __future__ import annotations
 
-import os
 import pathlib
-import subprocess
-import tempfile
 from typing import Any, Iterator, List, Tuple
 
 import pytest
@@ -23,37 +20,15 @@ from conftest import run
 from redis_rl import (AsyncLimiter, Concurrency, Gcra, Limiter, Log, LuaBackend, ModuleBackend, Quota, RateLimited,
                       Slide, TokenBucket)
 from redis_rl.backend import eval_source, library_source, library_version
+from fake_clock import T0_US, FakeClock, shim_env
 from redis_server import REPO, RedisServer
 
-T0_US = 1_772_625_600_000_000  # 2026-03-04 12:00:00 UTC, a whole millisecond
 NO_MODULE = ["--enable-module-command", "no"]
-
-
-class FakeClock:
-    def __init__(self, directory: str) -> None:
-        self.path = os.path.join(directory, "clock")
-        self.now_us = T0_US
-        self.set(T0_US)
-
-    def set(self, us: int) -> None:
-        self.now_us = us
-        tmp = self.path + ".tmp"
-        with open(tmp, "w") as f:
-            f.write(f"@{us}\n")
-        os.replace(tmp, self.path)
-
-    def advance(self, ms: int) -> None:
-        self.set(self.now_us + ms * 1000)
 
 
 @pytest.fixture(scope="module")
 def clock_env() -> Iterator[Tuple[FakeClock, dict]]:
-    d = tempfile.mkdtemp(prefix="redis-rl-py-clock-")
-    so = os.path.join(d, "fakeclock.so")
-    subprocess.run(["cc", "-shared", "-fPIC", "-O2", "-o", so, str(REPO / "tests" / "common" / "fakeclock.c"), "-ldl"],
-                   check=True, timeout=60)
-    clock = FakeClock(d)
-    yield clock, {"LD_PRELOAD": so, "FAKECLOCK_FILE": clock.path}
+    yield shim_env()
 
 
 @pytest.fixture(scope="module")
