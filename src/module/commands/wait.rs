@@ -254,7 +254,9 @@ pub fn path(ctx: Ctx<'_>, args: &Argv<'_>, opts: &Options, flags: u32) -> WaitPa
     }
 }
 
-/// `RL.ACQUIRE ... WAIT timeout_ms` on a key that clients wait on: joins its queue.
+/// `RL.ACQUIRE ... WAIT timeout_ms` that waits: on a key that clients wait
+/// on ([`WaitPath::Queue`]), or denied now on one nobody waits on
+/// ([`WaitPath::Decide`]). Blocks the client and joins the key's queue.
 pub fn command(ctx: Ctx<'_>, args: Argv<'_>, wait_ms: u64) {
     let parsed = Acquire::parse_command(&args);
     let (limiter, opts) = match &parsed {

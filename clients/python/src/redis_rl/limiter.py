@@ -155,7 +155,7 @@ class Limiter:
         return self._core.durable_failures
 
     def _call_wait(self, args: Any, key: str, dur: Durable) -> "tuple[Any, int]":
-        """The command and `WAIT replicas timeout_ms` in one pipeline (one round trip, not MULTI):
+        """The command and `WAIT replicas timeout_ms` in one round trip (not MULTI):
         (the command's reply, how many replicas acknowledged)."""
         core = self._core
         if not core.backend.ready:
