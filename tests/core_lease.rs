@@ -924,10 +924,15 @@ fn an_added_lease_replaces_the_lease_of_its_id() {
 /// A set of `n` leases over `spread` ms, of three lease_ms and mixed ids,
 /// kept as a block and as the model store.
 fn mixed_set(n: u64, spread: u64) -> (Option<Vec<u64>>, LeaseVec) {
+    set_of(n, spread, &[60_000, 5_000, 61_000])
+}
+
+/// The same with the lease_ms taken in turn from `lease_ms`.
+fn set_of(n: u64, spread: u64, lease_ms: &[u64]) -> (Option<Vec<u64>>, LeaseVec) {
     let mut block = None;
     let mut vec = LeaseVec::new();
     for k in 0..n {
-        let leases = Leases::new(MAX_LEASE_LIMIT, [60_000, 5_000, 61_000][k as usize % 3]).unwrap();
+        let leases = Leases::new(MAX_LEASE_LIMIT, lease_ms[k as usize % lease_ms.len()]).unwrap();
         let name = format!("w-{}", k * 7919 % n);
         let lid = LeaseId::new(name.as_bytes()).unwrap();
         let c = leases.acquire(Some(&vec), T0 + k * spread * MS / n, 1 + k % 2, (k % 4 != 0).then_some(&lid), 0);
@@ -972,6 +977,69 @@ fn a_repair_of_a_few_or_of_most_leases_matches_the_model() {
             assert_eq!(leases.acquire(Some(&b), now, cost, None, 0), leases.acquire(Some(&vec), now, cost, None, 0));
         }
     }
+}
+
+/// A jumped set whose leases share one lease_ms reads by descents (the
+/// block knows it is uniform) and answers exactly what the model store's
+/// pass does: denials' retry times, resets, PEEK, releases and renewals, at
+/// clocks behind every lease's start, behind some, and at the last start; a
+/// lease of another lease_ms makes the block read by the pass again.
+#[test]
+fn a_jumped_set_of_one_lease_ms_reads_by_descents_as_the_pass_does() {
+    let (mut block, vec) = set_of(3000, 3000, &[5_000]);
+    assert_eq!(open(&mut block).uniform_lease_ms(), Some(5_000));
+    assert_eq!(vec.uniform_lease_ms(), None, "the model store reads by the pass");
+    let ids: Vec<LeaseId> = vec.leases().iter().step_by(97).map(|l| l.id).collect();
+    for back_ms in [0u64, 1, 700, 2999, 3000, 4000, 60_000] {
+        let now = T0 + 3000 * MS - back_ms * MS;
+        for (limit, lease_ms) in [(MAX_LEASE_LIMIT, 5_000), (4500, 5_000), (4500, 800), (10, 1)] {
+            let leases = Leases::new(limit, lease_ms).unwrap();
+            let b = open(&mut block);
+            for cost in [0, 1, 2, 1500, MAX_LEASE_LIMIT] {
+                assert_eq!(
+                    leases.acquire(Some(&b), now, cost, None, 0),
+                    leases.acquire(Some(&vec), now, cost, None, 0),
+                    "back {back_ms} limit {limit} lease_ms {lease_ms} cost {cost}"
+                );
+                for id in &ids[..3] {
+                    assert_eq!(
+                        leases.acquire(Some(&b), now, cost, Some(id), 0),
+                        leases.acquire(Some(&vec), now, cost, Some(id), 0),
+                        "back {back_ms} cost {cost} id {id:?}"
+                    );
+                }
+            }
+            for id in &ids {
+                assert_eq!(Leases::release(Some(&b), now, id), Leases::release(Some(&vec), now, id));
+                assert_eq!(
+                    Leases::renew(Some(&b), now, id, lease_ms).unwrap(),
+                    Leases::renew(Some(&vec), now, id, lease_ms).unwrap()
+                );
+            }
+        }
+    }
+    // The latest lease ended: the header still says a later start than any
+    // lease has; at the latest start left nothing is shortened.
+    let mut vec = vec;
+    let latest = *vec.leases().iter().max_by_key(|l| l.start_ns()).unwrap();
+    let c = Leases::release(Some(&open(&mut block)), latest.start_ns(), &latest.id).change.unwrap();
+    c.apply(&mut vec);
+    apply(&mut block, Some(c));
+    let now = vec.leases().iter().map(|l| l.start_ns()).max().unwrap();
+    assert!(vec.header().last_ns > now);
+    let leases = Leases::new(MAX_LEASE_LIMIT, 5_000).unwrap();
+    let b = open(&mut block);
+    for cost in [0, 1] {
+        let o = leases.acquire(Some(&b), now, cost, None, 0);
+        assert_eq!(o, leases.acquire(Some(&vec), now, cost, None, 0));
+        assert_eq!(o.change.is_some(), cost == 1, "no repair where no start is after now");
+    }
+    // One lease of another lease_ms: the block no longer claims one.
+    let other = Leases::new(MAX_LEASE_LIMIT, 6_000).unwrap();
+    let c = other.acquire(Some(&open(&mut block)), T0 + 3000 * MS, 1, None, 0).change;
+    apply(&mut block, c);
+    assert_eq!(open(&mut block).uniform_lease_ms(), None);
+    assert!(open(&mut block).valid());
 }
 
 /// A mass expiry is dropped MAX_DROP leases per call; what is left expired

@@ -37,15 +37,19 @@
 //! now (the clock went back) reads with the deadline `now + lease_ms`. The
 //! header keeps the latest start any write has set (`last_ns`), so while
 //! `now >= last_ns` (always, unless the clock went back) no lease can be
-//! affected and the reading is the stored set. Otherwise the call reads by
+//! affected and the reading is the stored set. Otherwise, when the store
+//! knows that every lease has one `lease_ms` ([`LeaseRead::uniform_lease_ms`]:
+//! the module's block keeps a bit for it), a deadline as read grows with the
+//! stored one, and the call reads by the same descents, O(log n), capping
+//! each answer at `now + lease_ms`. A set that mixes `lease_ms` reads by
 //! one pass over the slots' fixed words (a denial's retry time by a
 //! weighted selection over the deadlines as read, 16 bytes a lease, freed
-//! by the end of the call), O(n); a call that writes anyway, and a call
+//! by the end of the call), O(n). A call that writes anyway, and a call
 //! other than PEEK that finds a lease to shorten, stores the shortened set
 //! (a repair, `clamp_at_ns`: O(m log n) for m shortened leases, or one sort
 //! of the set when m is large), after which the fast path holds again.
 //! Only a backward clock jump, or a replica whose clock is behind its
-//! master's, pays for the pass.
+//! master's, pays for the pass and the repair.
 //!
 //! Generated ids. Without `ID`, the lease is named `<now in ms>-<seq>`
 //! (ASCII decimal, at most 41 bytes), where `seq` is the key's sequence
@@ -243,6 +247,12 @@ pub trait LeaseRead {
     fn reaching(&self, units: u64) -> Option<u64>;
     /// The latest deadline of a lease other than `except`.
     fn last_deadline(&self, except: Option<&LeaseId>) -> Option<u64>;
+    /// `Some(ms)` when the store knows, without a walk, that every lease it
+    /// holds has this `lease_ms`; `None` when it does not know (or holds
+    /// nothing). A jumped set reads in O(log n) when it knows (below).
+    fn uniform_lease_ms(&self) -> Option<u64> {
+        None
+    }
     fn is_empty(&self) -> bool {
         self.len() == 0
     }
@@ -572,10 +582,24 @@ impl<'a, S: LeaseRead> Reading<'a, S> {
         deadline_ns.min(self.now.saturating_add(lease_ms.saturating_mul(NS_PER_MS)))
     }
 
+    /// A jumped store's one `lease_ms` in ns, when every lease has it: then
+    /// a deadline as read, `min(d, now + lease_ms)`, grows with the stored
+    /// deadline, so the order by stored deadline is also the order as read
+    /// (ties aside), and each read below is one descent, O(log n), as on
+    /// the fast path.
+    fn uniform(&self) -> Option<(&'a S, u64)> {
+        let s = self.store.filter(|_| self.jumped)?;
+        s.uniform_lease_ms().map(|ms| (s, ms.saturating_mul(NS_PER_MS)))
+    }
+
     /// Whether a live lease reads shorter than stored (a repair to store):
     /// its start is after now.
     fn shortens(&self) -> bool {
         let Some(s) = self.store.filter(|_| self.jumped) else { return false };
+        if let Some((s, span)) = self.uniform() {
+            // The latest start is the latest deadline's.
+            return s.last_deadline(None).is_some_and(|d| d.saturating_sub(span) > self.now);
+        }
         (0..s.len()).any(|i| {
             let (d, ms, _) = s.times(i);
             d.saturating_sub(ms.saturating_mul(NS_PER_MS)) > self.now
@@ -587,6 +611,11 @@ impl<'a, S: LeaseRead> Reading<'a, S> {
         let s = self.store?;
         if !self.jumped {
             return s.last_deadline(except).filter(|&d| d > self.now);
+        }
+        if let Some((s, span)) = self.uniform() {
+            // min(d, now + span) is monotone in d: the latest as read is the
+            // latest stored, as read.
+            return s.last_deadline(except).filter(|&d| d > self.now).map(|d| d.min(self.now.saturating_add(span)));
         }
         // One pass: the greatest deadline as read, how many leases read it,
         // and the greatest below it (the answer if `except` is the one).
@@ -617,6 +646,13 @@ impl<'a, S: LeaseRead> Reading<'a, S> {
         let Some(s) = self.store else { return 0 };
         if !self.jumped {
             return s.reaching(self.expired + need).map_or(0, ms);
+        }
+        if let Some((s, span)) = self.uniform() {
+            // Before now + span the deadlines as read are the stored ones, and
+            // at now + span every live lease has expired as read: the stored
+            // answer, capped there.
+            let cap = self.now.saturating_add(span);
+            return s.reaching(self.expired + need).map_or(0, |d| ms(d.min(cap)));
         }
         // Read by a scan: the deadlines as read, then the least one by which
         // `need` units have expired (a weighted selection, O(n); at most

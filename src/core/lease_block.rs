@@ -15,6 +15,16 @@ pub const LEASE_BLOCK_HEADER_WORDS: usize = 8;
 /// the block is wider than its leases need and the module narrows it.
 const WIDTH_AT: usize = 1;
 const WIDTH_BITS: u32 = 8;
+/// The count of ids at the width, above `WIDTH_BITS` (at most 2^17).
+const AT_WIDTH_MASK: u64 = (1 << 32) - 1;
+/// The top bit of the same word: set when the leases may not all have one
+/// `lease_ms` (a lease was added or renewed with another than the root's).
+/// Clear, every lease has the root's. Never cleared while a lease remains
+/// (removing leases cannot make a uniform set mixed), so it can say "mixed"
+/// of a set that is uniform again: it only picks between two exact ways to
+/// read a jumped set (see [`LeaseRead::uniform_lease_ms`]), never what they
+/// answer. Not part of the set: RDB and AOF do not carry it.
+const MIXED: u64 = 1 << 63;
 /// The header words holding the first and the last deadline of the set (0
 /// when it is empty): a call reads whether anything expired, and the key's
 /// expiry, without walking the tree.
@@ -136,7 +146,18 @@ impl<W: Deref<Target = [u64]>> LeaseBlock<W> {
     /// How many leases have an id that needs every id word of a slot (0:
     /// the block is wider than its leases need).
     pub fn at_width(&self) -> usize {
-        (self.w[WIDTH_AT] >> WIDTH_BITS) as usize
+        ((self.w[WIDTH_AT] >> WIDTH_BITS) & AT_WIDTH_MASK) as usize
+    }
+
+    /// Marks the set mixed if `lease_ms` is not the root's (a set that is
+    /// not marked holds only the root's `lease_ms`).
+    fn note_lease_ms(&mut self, lease_ms: u64)
+    where
+        W: DerefMut,
+    {
+        if self.len() > 0 && self.lease_ms_of(self.root()) != lease_ms {
+            self.w[WIDTH_AT] |= MIXED;
+        }
     }
 
     /// The id words the leases need: the most any of their ids does (1 when
@@ -183,7 +204,7 @@ impl<W: Deref<Target = [u64]>> LeaseBlock<W> {
             let (from, at) = (self.base(s as u32), to.base(s as u32));
             to.w[at..at + copied].copy_from_slice(&self.w[from..from + copied]);
         }
-        to.w[WIDTH_AT] = id_words as u64 | at_width << WIDTH_BITS;
+        to.w[WIDTH_AT] = id_words as u64 | at_width << WIDTH_BITS | (self.w[WIDTH_AT] & MIXED);
         to.w[0] = n as u64;
         to.w[2] = self.w[2];
         to.w[FIRST_AT] = self.w[FIRST_AT];
@@ -712,6 +733,9 @@ impl<W: Deref<Target = [u64]>> LeaseBlock<W> {
             }
         }
         self.w[0] -= 1;
+        if self.w[0] == 0 {
+            self.w[WIDTH_AT] &= !MIXED;
+        }
     }
 
     /// Whether the block holds a set this core can have written: ids of 1
@@ -760,6 +784,12 @@ impl<W: Deref<Target = [u64]>> LeaseBlock<W> {
         // The count of leases whose id needs every id word.
         if self.at_width() != (0..n as u32).filter(|&s| self.is_at_width(s)).count() {
             return Some("the count of ids at the slots' width is wrong");
+        }
+        // A set not marked mixed holds one lease_ms.
+        if let Some(ms) = self.uniform_lease_ms() {
+            if (0..n as u32).any(|s| self.lease_ms_of(s) != ms) {
+                return Some("leases of several lease times in a set marked uniform");
+            }
         }
         // The first and last deadline the header keeps.
         if self.w[FIRST_AT] != self.end_deadline(false) || self.w[LAST_AT] != self.end_deadline(true) {
@@ -1001,6 +1031,9 @@ impl<W: Deref<Target = [u64]>> LeaseRead for LeaseBlock<W> {
     fn units(&self) -> u64 {
         self.sum(self.root())
     }
+    fn uniform_lease_ms(&self) -> Option<u64> {
+        (self.len() > 0 && self.w[WIDTH_AT] & MIXED == 0).then(|| self.lease_ms_of(self.root()))
+    }
     fn count_through(&self, t_ns: u64, at_most: usize) -> usize {
         if self.w[FIRST_AT] > t_ns || self.len() == 0 {
             return 0;
@@ -1127,6 +1160,7 @@ impl<W: DerefMut<Target = [u64]>> LeaseStore for LeaseBlock<W> {
             return;
         }
         let s = s as u32;
+        self.note_lease_ms(lease.lease_ms);
         self.write_slot(s, lease, &k.id);
         self.w[0] += 1;
         if self.is_at_width(s) {
@@ -1151,6 +1185,9 @@ impl<W: DerefMut<Target = [u64]>> LeaseStore for LeaseBlock<W> {
         }
         // The slot's id is the probe's (the index found it by that id).
         let mut k = Key { d: self.deadline(s), ..probe };
+        if self.len() > 1 {
+            self.note_lease_ms(lease_ms);
+        }
         let root = self.tree_remove(self.root(), &k, 0);
         let at = self.base(s);
         self.w[at] = deadline_ns;

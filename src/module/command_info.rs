@@ -248,7 +248,7 @@ pub fn all(kinds: &[(&'static CStr, &'static CStr, &'static Info)]) -> &'static 
 pub static ACQUIRE: Info = Info {
     since: V0_2_0,
     summary: c"Acquires a lease of cost units on a concurrency limit of limit units held at once, for lease_ms",
-    complexity: c"O(log N) where N is the number of leases held, plus the expired leases it drops; O(N) after a backward clock jump, until a write repairs the set",
+    complexity: c"O(log N) where N is the number of leases held, plus the expired leases it drops; after a backward clock jump, O(log N) when every lease has one lease_ms, else O(N) until a write repairs the set",
     arity: -4,
     keys: Keys::One { flags: LIMITER_KEY },
     args: &[
@@ -272,7 +272,7 @@ pub static ACQUIRE: Info = Info {
 pub static RELEASE: Info = Info {
     since: V0_2_0,
     summary: c"Ends a live lease of a concurrency limit: 1 if it was live, else 0",
-    complexity: c"O(log N) where N is the number of leases held, plus the expired leases it drops; O(N) after a backward clock jump, until a write repairs the set",
+    complexity: c"O(log N) where N is the number of leases held, plus the expired leases it drops; after a backward clock jump, O(log N) when every lease has one lease_ms, else O(N) until a write repairs the set",
     arity: 3,
     keys: Keys::One { flags: LIMITER_KEY },
     args: &[Arg::key(c"key"), Arg::string(c"id")],
@@ -282,7 +282,7 @@ pub static RELEASE: Info = Info {
 pub static RENEW: Info = Info {
     since: V0_2_0,
     summary: c"Extends a live lease of a concurrency limit to lease_ms from now: 1 if it was live, else 0",
-    complexity: c"O(log N) where N is the number of leases held, plus the expired leases it drops; O(N) after a backward clock jump, until a write repairs the set",
+    complexity: c"O(log N) where N is the number of leases held, plus the expired leases it drops; after a backward clock jump, O(log N) when every lease has one lease_ms, else O(N) until a write repairs the set",
     arity: 4,
     keys: Keys::One { flags: LIMITER_KEY },
     args: &[Arg::key(c"key"), Arg::string(c"id"), Arg::int(c"lease_ms")],
@@ -315,7 +315,7 @@ const READ_KEY: u32 = raw::REDISMODULE_CMD_KEY_RO | raw::REDISMODULE_CMD_KEY_ACC
 pub static PEEK_COMMAND: Info = Info {
     since: V0_2_0,
     summary: c"Answers what a limiter command with PEEK would, reading the key only: works where writes are refused",
-    complexity: c"As the kind's command: O(1) for the fixed-size kinds, O(log N) for a log or a lease set; O(N) for a lease set read after a backward clock jump (or on a replica whose clock is behind its master's), O(N log T) for its denial's retry time",
+    complexity: c"As the kind's command: O(1) for the fixed-size kinds, O(log N) for a log or a lease set; for a lease set read after a backward clock jump (or on a replica whose clock is behind its master's), O(log N) when every lease has one lease_ms, else O(N) and O(N log T) for a denial's retry time",
     // At least the kind (the command then says what it lacks: the kind's
     // keywords, or the count); its shortest whole form is
     // RL.PEEK SLIDE key limit window_ms.
