@@ -21,11 +21,6 @@ use super::stored::Stored;
 /// The RDB encoding version every type writes today: 1 (times in ns).
 pub const ENCODING_VERSION: c_int = 1;
 
-/// Why a load refuses a payload of a version this build does not know.
-pub const UNKNOWN_VERSION: &str = "an encoding version this build does not know (a newer redis-rl wrote it?)";
-/// Why a load refuses a payload that ends early (or a read error).
-pub const ENDS_EARLY: &str = "the payload ends early or could not be read";
-
 unsafe extern "C" fn rdb_load<K: Kind>(rdb: *mut RedisModuleIO, encver: c_int) -> *mut c_void {
     // SAFETY: the IO the server passed to this callback.
     guard("rdb_load", std::ptr::null_mut(), || match unsafe { K::Write::rdb_load(rdb, encver) } {

@@ -41,9 +41,9 @@ use crate::core::{GcraState, QuotaState, SlidingWindowState, TokenBucketState};
 
 use crate::core::schedule::MAX_BOOKING_NS;
 
-use super::data_type::{ENDS_EARLY, UNKNOWN_VERSION};
 use super::ffi::{api, OpenKey, Slot};
 use super::stored::{emit_apply, Stored, MAX_PAYLOAD};
+use super::stored::{ENDS_EARLY, UNKNOWN_VERSION};
 use super::wire;
 
 // One-word states live in the value pointer (see `new_value`): that needs

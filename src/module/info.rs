@@ -53,7 +53,7 @@ unsafe fn section(ctx: *mut RedisModuleInfoCtx) {
     lines.command(c"renew", &release_renew::RENEW_STATS);
     lines.dict(c"retry_after", stats::retry_histogram());
     lines.dict(c"retry_after_cumulative", stats::retry_histogram_cumulative());
-    lines.dict(c"wait", super::commands::wait::stats().into_iter());
+    lines.dict(c"wait", super::waiters::stats().into_iter());
     let field = |name: &CStr, v: u64| {
         // SAFETY: `ctx` is the running INFO callback's; the names and values are static
         // C strings.

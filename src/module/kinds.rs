@@ -270,7 +270,7 @@ impl Kind for Acquire {
         key: &[u8],
         verdict: &mut Verdict<Self::Write>,
     ) {
-        super::commands::wait::behind_waiters(ctx, limiter, state, now, key, verdict)
+        super::waiters::behind_waiters(ctx, limiter, state, now, key, verdict)
     }
     fn grammar<'a, F: Fn(usize) -> &'a [u8]>(c: &mut Cursor<'a, F>) -> Result<(Self, Options), ArgError> {
         // At most 100,000: memory grows with it.

@@ -40,9 +40,9 @@ use crate::core::lease::{
 use crate::core::time::Millis;
 
 use super::block::{self, alloc, replace, words, words_mut};
-use super::data_type::{ENDS_EARLY, UNKNOWN_VERSION};
 use super::ffi::{api, OpenKey};
 use super::stored::{apply_change, emit_apply, payload_words, Stored, MAX_PAYLOAD};
+use super::stored::{ENDS_EARLY, UNKNOWN_VERSION};
 
 /// The seed of a new block's id index: a random base drawn once per process
 /// (std's `RandomState`, from the OS), and a count of blocks made, mixed

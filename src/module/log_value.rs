@@ -34,9 +34,9 @@ use crate::core::{LogBuf, LogChange, LogEntry, LogHeader, LogRead, LogRing, LogS
 use crate::core::time::Millis;
 
 use super::block::{self, replace, words, words_mut};
-use super::data_type::{ENDS_EARLY, UNKNOWN_VERSION};
 use super::ffi::{api, OpenKey};
 use super::stored::{apply_change, emit_apply, payload_words, Stored, MAX_PAYLOAD};
+use super::stored::{ENDS_EARLY, UNKNOWN_VERSION};
 
 /// The tag of a change's payload.
 const CHANGE_TAG: u8 = super::wire::LOG_CHANGE;

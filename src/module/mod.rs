@@ -30,6 +30,7 @@ pub mod state;
 pub mod stats;
 pub mod stored;
 pub mod top_summary;
+pub mod waiters;
 pub mod wire;
 
 use std::ffi::{CStr, CString};

@@ -284,7 +284,7 @@ impl<'c, K: Kind> KeyState<'c, K> {
                     notify(raw::REDISMODULE_NOTIFY_MODULE, event);
                 }
                 // Its own deletion: the key's waiters are granted, not told it is gone.
-                super::commands::wait::own_delete(|| notify(raw::REDISMODULE_NOTIFY_GENERIC, c"del"));
+                super::waiters::own_delete(|| notify(raw::REDISMODULE_NOTIFY_GENERIC, c"del"));
                 if !propagate {
                     return;
                 }

@@ -24,6 +24,11 @@ use crate::core::time::Millis;
 use super::ffi::{api, OpenKey, Slot};
 use super::names;
 
+/// Why a load refuses a payload of a version this build does not know.
+pub const UNKNOWN_VERSION: &str = "an encoding version this build does not know (a newer redis-rl wrote it?)";
+/// Why a load refuses a payload that ends early (or a read error).
+pub const ENDS_EARLY: &str = "the payload ends early or could not be read";
+
 /// The command that carries an effect.
 pub const APPLY: &CStr = c"RL.APPLY";
 

@@ -30,16 +30,13 @@
 //! The queues live in the module's memory on the server's main thread, the
 //! only one that runs commands and their callbacks.
 
-use std::cell::{Cell, RefCell};
-use std::collections::{HashMap, VecDeque};
 use std::os::raw::{c_int, c_void};
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering::Relaxed};
+use std::sync::atomic::Ordering::Relaxed;
 
 use redis_module::raw::{self, RedisModuleBlockedClient, RedisModuleCtx, RedisModuleString};
 
-use crate::core::lease::{LeaseBlock, LeaseChange, LeaseId, LeaseOp, LeaseRead, Leases};
-use crate::core::time::Nanos;
-use crate::core::{Algorithm, Change, Decision, Verdict};
+use crate::core::lease::{LeaseRead, Leases};
+use crate::core::Algorithm;
 use crate::module::acquire::Acquire;
 use crate::module::args::{ArgError, Options};
 use crate::module::clock;
@@ -47,115 +44,13 @@ use crate::module::entry;
 use crate::module::ffi::{api, has, reply_error, reply_wrong_arity, Argv, Ctx, OwnedString};
 use crate::module::kinds::Kind;
 use crate::module::state::KeyState;
+use crate::module::waiters::{
+    deleting_own, has_waiters, leave, selected_db, QueueKey, Unblocked, Waiter, BLOCKED, GRANTING, GRANTS,
+    MAX_WAITERS_PER_KEY, NEXT_SEQ, QUEUES, RAISED, TICKING, TIMEOUTS, WAITING, WAITS,
+};
 
-/// The most clients that wait on one key.
-pub const MAX_WAITERS_PER_KEY: usize = 10_000;
 /// How often (real ms) the server looks at every key with waiters.
 const TICK_MS: i64 = 5;
-
-/// Clients waiting now, on any key (the fast check of every acquire).
-pub static WAITING: AtomicUsize = AtomicUsize::new(0);
-/// Calls that blocked; waiters granted; waiters whose timeout passed.
-pub static WAITS: AtomicU64 = AtomicU64::new(0);
-pub static GRANTS: AtomicU64 = AtomicU64::new(0);
-pub static TIMEOUTS: AtomicU64 = AtomicU64::new(0);
-
-/// `INFO rl`'s `rl_wait` line.
-pub fn stats() -> [(&'static std::ffi::CStr, u64); 4] {
-    [
-        (c"waits", WAITS.load(Relaxed)),
-        (c"grants", GRANTS.load(Relaxed)),
-        (c"timeouts", TIMEOUTS.load(Relaxed)),
-        (c"waiting", WAITING.load(Relaxed) as u64),
-    ]
-}
-
-struct Waiter {
-    seq: u64,
-    bc: *mut RedisModuleBlockedClient,
-    cost: u64,
-    id: Option<LeaseId>,
-    /// Unblocked to be granted; its units are spoken for until it is.
-    chosen: bool,
-}
-
-/// A key's waiters, in arrival order (`seq` ascending), and running totals,
-/// so that no call walks the whole queue: waking N waiters one at a time
-/// costs O(N) overall, not O(N^2).
-#[derive(Default)]
-struct Queue {
-    waiters: VecDeque<Waiter>,
-    /// The latest limit any call on the key gave.
-    limit: u64,
-    /// The units every waiter asks for.
-    units: u64,
-    /// The units of the chosen waiters, not yet answered: spoken for.
-    chosen_units: u64,
-}
-
-impl Queue {
-    fn push(&mut self, w: Waiter) {
-        self.units = self.units.saturating_add(w.cost);
-        self.waiters.push_back(w);
-    }
-
-    /// Where waiter `seq` is (arrival order is `seq` order).
-    fn find(&self, seq: u64) -> Option<usize> {
-        self.waiters.binary_search_by_key(&seq, |w| w.seq).ok()
-    }
-
-    /// Takes waiter `seq` out of the queue.
-    fn remove(&mut self, seq: u64) -> Option<Waiter> {
-        let w = self.waiters.remove(self.find(seq)?)?;
-        self.units = self.units.saturating_sub(w.cost);
-        if w.chosen {
-            self.chosen_units = self.chosen_units.saturating_sub(w.cost);
-        }
-        Some(w)
-    }
-
-    /// Unblocks waiter `i` of the queue at `at` unless it was chosen
-    /// already: granted (`error: None`), or answered `error`.
-    fn choose(&mut self, at: &QueueKey, i: usize, error: Option<&'static str>) {
-        let Some(w) = self.waiters.get_mut(i).filter(|w| !w.chosen) else { return };
-        w.chosen = true;
-        self.chosen_units = self.chosen_units.saturating_add(w.cost);
-        let data = Box::into_raw(Box::new(Unblocked { at: at.clone(), seq: w.seq, error }));
-        // SAFETY: `w.bc` is a blocked client not yet unblocked (`chosen` is set once);
-        // the server hands `data` back to `granted`, which frees it.
-        unsafe { api!(RedisModule_UnblockClient(w.bc, data.cast())) };
-    }
-
-    /// Answers every waiter not yet chosen `error`.
-    fn answer_all(&mut self, at: &QueueKey, error: &'static str) {
-        for i in 0..self.waiters.len() {
-            self.choose(at, i, Some(error));
-        }
-    }
-}
-
-/// A queue's key: the database and the key's name.
-type QueueKey = (c_int, Vec<u8>);
-
-/// What a waiter is unblocked with (its private data).
-struct Unblocked {
-    at: QueueKey,
-    seq: u64,
-    /// `None`: granted; else the error to answer.
-    error: Option<&'static str>,
-}
-
-thread_local! {
-    static QUEUES: RefCell<HashMap<QueueKey, Queue>> = RefCell::new(HashMap::new());
-    /// Which queue each blocked client waits in (for its timeout and disconnection).
-    static BLOCKED: RefCell<HashMap<usize, (QueueKey, u64)>> = RefCell::new(HashMap::new());
-    static NEXT_SEQ: Cell<u64> = const { Cell::new(0) };
-    static TICKING: Cell<bool> = const { Cell::new(false) };
-    /// Set while a chosen waiter's own acquire runs: it is not held back.
-    static GRANTING: Cell<bool> = const { Cell::new(false) };
-    /// A call raised the limit of a key with waiters (see [`after_call`]).
-    static RAISED: Cell<bool> = const { Cell::new(false) };
-}
 
 /// After a call on `key` closed it: if the call raised the key's limit,
 /// the waiters that now fit are granted at once.
@@ -165,62 +60,6 @@ pub fn after_call(ctx: Ctx<'_>, key: &[u8]) {
     if WAITING.load(Relaxed) > 0 && RAISED.replace(false) {
         wake(ctx, key);
     }
-}
-
-fn selected_db(ctx: Ctx<'_>) -> c_int {
-    // SAFETY: the running callback's context (a `Ctx`).
-    unsafe { api!(RedisModule_GetSelectedDb(ctx.raw())) }
-}
-
-/// Whether clients wait on `key` of the selected database.
-fn has_waiters(ctx: Ctx<'_>, key: &[u8]) -> bool {
-    WAITING.load(Relaxed) > 0 && QUEUES.with(|q| q.borrow().contains_key(&(selected_db(ctx), key.to_vec())))
-}
-
-/// No barging: an allowed acquire of a new lease on a key that clients wait
-/// on is answered as denied, with the wait until the units the live leases
-/// hold, plus those of the waiters, plus its cost fit (if nothing else
-/// happens; each waiter's lease then runs from its grant, so this is a
-/// least wait). The call's limit becomes the key's, for the waiters.
-pub fn behind_waiters<A: for<'s> Algorithm<State<'s> = LeaseBlock<&'s [u64]>, Write = LeaseChange>>(
-    ctx: Ctx<'_>,
-    limiter: &A,
-    state: Option<LeaseBlock<&[u64]>>,
-    now: Nanos,
-    key: &[u8],
-    verdict: &mut Verdict<LeaseChange>,
-) {
-    if WAITING.load(Relaxed) == 0 || GRANTING.get() {
-        return;
-    }
-    let queued = QUEUES.with(|q| {
-        let mut q = q.borrow_mut();
-        let queue = q.get_mut(&(selected_db(ctx), key.to_vec()))?;
-        if limiter.limit() > queue.limit {
-            RAISED.set(true);
-        }
-        queue.limit = limiter.limit();
-        Some(queue.units)
-    });
-    let Some(queued) = queued else { return };
-    let cost = match &verdict.change {
-        Some(Change::Consume(w)) if verdict.decision.allowed => match &w.state.op {
-            LeaseOp::Add(l) => l.units,
-            _ => return,
-        },
-        _ => return,
-    };
-    let want = queued.saturating_add(cost).min(limiter.limit());
-    let held = limiter.decide(state, now, want).decision;
-    verdict.decision = Decision {
-        allowed: false,
-        limit: verdict.decision.limit,
-        remaining: verdict.decision.remaining.saturating_add(cost),
-        retry_after_ms: if held.allowed { 1 } else { held.retry_after_ms.max(1) },
-        reset_after_ms: limiter.decide(state, now, 0).decision.reset_after_ms,
-        wait_ms: 0,
-    };
-    verdict.change = None;
 }
 
 /// How an `RL.ACQUIRE ... WAIT` call runs, decided before its key is read.
@@ -318,23 +157,6 @@ fn parse_without_wait(args: &Argv<'_>) -> Result<(Acquire, Options), ArgError> {
     Ok((limiter, opts))
 }
 
-/// Removes waiter `seq` from the queue at `at` (if it is still there);
-/// the key's limit then, if it was.
-fn leave(at: &QueueKey, seq: u64) -> Option<u64> {
-    QUEUES.with(|q| {
-        let mut q = q.borrow_mut();
-        let queue = q.get_mut(at)?;
-        let w = queue.remove(seq)?;
-        BLOCKED.with(|b| b.borrow_mut().remove(&(w.bc as usize)));
-        WAITING.fetch_sub(1, Relaxed);
-        let limit = queue.limit;
-        if queue.waiters.is_empty() {
-            q.remove(at);
-        }
-        Some(limit)
-    })
-}
-
 /// Grants the waiters at the head of the key's queue that fit now (see the
 /// module docs). `ctx` has the queue's database selected. The least ms
 /// until the first waiter left may fit by lease expiry alone, if any waits.
@@ -392,20 +214,6 @@ fn wake_queue(ctx: Ctx<'_>, at: &QueueKey) -> Option<u64> {
 pub const KEY_GONE: &str =
     "ERR the key was deleted, renamed or moved while the client waited (its slot may have migrated): retry";
 
-thread_local! {
-    /// Set while the module itself deletes a key (a lease set whose last
-    /// lease ended): its own `del` event, after which waiters are granted.
-    static OWN_DELETE: Cell<bool> = const { Cell::new(false) };
-}
-
-/// Runs `f`, the module's own deletion of a key and its `del` event.
-pub fn own_delete<T>(f: impl FnOnce() -> T) -> T {
-    OWN_DELETE.set(true);
-    let out = f();
-    OWN_DELETE.set(false);
-    out
-}
-
 /// Watches for keys that leave under their waiters: `DEL`, `UNLINK`,
 /// `RENAME`, `MOVE`, and `MIGRATE` or a slot that leaves the node in a
 /// cluster (each fires a generic `del` or `*_from` event). Without it a
@@ -434,7 +242,7 @@ unsafe extern "C" fn on_key_event(
     key: *mut RedisModuleString,
 ) -> c_int {
     // The fast path of every DEL on the server: nobody waits.
-    if WAITING.load(Relaxed) == 0 || OWN_DELETE.get() || event.is_null() {
+    if WAITING.load(Relaxed) == 0 || deleting_own() || event.is_null() {
         return 0;
     }
     // SAFETY: the server passes a NUL-terminated event name.
