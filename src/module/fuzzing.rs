@@ -760,7 +760,7 @@ fn run_model<K: Kind>(b: &mut Bytes<'_>) -> usize {
         };
         compare_model::<K>(&model, &limiter, key.state(), now, cost, refund);
         if let Some(change) = &change {
-            assert!(key.write(change, Nanos(now)), "the master's write was refused");
+            assert!(key.write(change, Nanos(now), 0), "the master's write was refused");
         }
         drop(key);
         // The replica: the effect, or DEL.

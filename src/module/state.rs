@@ -1,12 +1,13 @@
-//! The one key-state path: open, read, decide, write, expire, signal,
-//! notify, propagate. The single commands, `RL.ALL`, `RL.PEEK` and
+//! The one key-state path: open, read, decide, write (with its expiry and
+//! its effect for replicas and the AOF), signal, notify. The single commands, `RL.ALL`, `RL.PEEK` and
 //! `RL.APPLY` all read and write a limiter key through [`KeyState`], so the
 //! order of those steps, and what is counted, is written once.
 //!
 //! A write is a [`Change`]: `Consume`, `Repair` and `Refund` store a state
 //! and its expiry (a repair is counted in `INFO rl` as one), `Delete` and a
-//! refund that fills the limiter remove the key. The key is closed before the server is told about the write, as a
-//! built-in command does.
+//! refund that fills the limiter remove the key. The effect is queued
+//! with the write (the server sends it after the command); the key is
+//! closed before the keyspace event, as a built-in command does.
 
 use std::ffi::{c_void, CStr};
 use std::marker::PhantomData;
@@ -50,9 +51,7 @@ impl WrongType {
     }
 }
 
-/// What was written, for [`KeyState::announce`]. (A stored state's change
-/// is not kept here: it can be as large as a lease id, and the caller
-/// still holds it when it announces.)
+/// What was written, for [`KeyState::announce`].
 #[derive(Clone, Copy)]
 enum Written {
     Nothing,
@@ -153,11 +152,19 @@ impl<'c, K: Kind> KeyState<'c, K> {
     }
 
     /// Makes `change`, setting the key's expiry (`now`: the time the
-    /// command runs at). False if the server refused the value (or the key
-    /// is already closed).
+    /// command runs at), and hands its effect to the server for replicas
+    /// and the AOF (`flags`: the command's context flags, which say whether
+    /// anything consumes effects). False if the server refused the value
+    /// (or the key is already closed).
+    ///
+    /// The effect is queued here, with the change at hand, so nothing has
+    /// to keep it for [`announce`](Self::announce): the server sends what
+    /// a command propagates only after the command, whatever the order of
+    /// its calls, and a keyspace event's subscriber that writes in turn
+    /// then propagates after this write, not before it.
     #[inline]
-    pub fn write(&mut self, change: &Change<K::Write>, now: Nanos) -> bool {
-        match change {
+    pub fn write(&mut self, change: &Change<K::Write>, now: Nanos, flags: u32) -> bool {
+        let done = match change {
             Change::Consume(w) | Change::Refund(Some(w)) => self.store(w, now),
             Change::Refund(None) => self.delete(true),
             Change::Repair(w) => {
@@ -174,6 +181,35 @@ impl<'c, K: Kind> KeyState<'c, K> {
                     stats::count(&stats::REPAIRS);
                 }
                 deleted
+            }
+        };
+        if done {
+            self.propagate(change, flags);
+        }
+        done
+    }
+
+    /// The effect of `change`, just made: `RL.APPLY` of the stored state,
+    /// or `DEL` (which reads no clock: safe for any consumer); or, when
+    /// nothing consumes effects, only the count of a change to the dataset,
+    /// for RDB save points (no command to build: `RedisModule_Replicate`'s
+    /// lookup of the command name alone was about 2,000 instructions).
+    fn propagate(&self, change: &Change<K::Write>, flags: u32) {
+        let sent = match (&self.written, change.write()) {
+            (Written::Nothing | Written::Applied, _) => return,
+            _ if !effect::needed(flags) => return effect::count_change(self.ctx),
+            (Written::State, Some(w)) => {
+                let mut buf = [0u8; stored::MAX_PAYLOAD];
+                effect::replicate(self.ctx, self.name, K::Write::encode(&w.state, w.expire_at, &mut buf))
+            }
+            (Written::Deleted { .. }, _) => effect::replicate_delete(self.ctx, self.name),
+            // A state stored by a change that stores none: never made.
+            (Written::State, None) => return,
+        };
+        match sent {
+            Propagated::Sent => stats::count(&stats::EFFECTS),
+            Propagated::Refused => {
+                log_warning("RL.APPLY could not be propagated; replicas and the AOF may miss a write")
             }
         }
     }
@@ -234,14 +270,12 @@ impl<'c, K: Kind> KeyState<'c, K> {
         self.key = None;
     }
 
-    /// Tells the server about what was written: WATCH, the keyspace event,
-    /// and the effect for replicas and the AOF (`flags`: the command's
-    /// context flags; `effect`: the change [`write`](Self::write) made, or
-    /// `None` for what must not propagate again, `RL.APPLY`'s). Closes the
+    /// Tells the server about what was written: WATCH and the keyspace
+    /// event (the effect went with the [`write`](Self::write); what
+    /// [`apply`](Self::apply) stored is not propagated again). Closes the
     /// key first if still open.
     #[inline]
-    pub fn announce(&mut self, flags: u32, effect: Option<&Change<K::Write>>) {
-        let propagate = effect.is_some();
+    pub fn announce(&mut self) {
         self.close();
         let (ctx, name) = (self.ctx.raw(), self.name.raw());
         // SAFETY (both): the command's context and key name, live for the call (their
@@ -250,33 +284,11 @@ impl<'c, K: Kind> KeyState<'c, K> {
         let notify =
             |class, event: &CStr| unsafe { api!(RedisModule_NotifyKeyspaceEvent(ctx, class, event.as_ptr(), name)) };
         let event = self.event;
-        let sent = match &self.written {
-            Written::Nothing => return,
-            Written::Applied => {
+        match &self.written {
+            Written::Nothing => {}
+            Written::Applied | Written::State => {
                 signal();
                 notify(raw::REDISMODULE_NOTIFY_MODULE, event);
-                return;
-            }
-            Written::State => {
-                signal();
-                notify(raw::REDISMODULE_NOTIFY_MODULE, event);
-                if !propagate {
-                    return;
-                }
-                if !effect::needed(flags) {
-                    // Still a change to the dataset, for RDB save points.
-                    effect::count_change(self.ctx);
-                    return;
-                }
-                let Some(Change::Consume(w) | Change::Refund(Some(w)) | Change::Repair(w)) = effect else {
-                    // Only these store a state: a caller passing another
-                    // change is a defect; propagate nothing rather than
-                    // something wrong.
-                    debug_assert!(false, "a stored state announced without its change");
-                    return;
-                };
-                let mut buf = [0u8; stored::MAX_PAYLOAD];
-                effect::replicate(self.ctx, self.name, K::Write::encode(&w.state, w.expire_at, &mut buf))
             }
             Written::Deleted { refund } => {
                 signal();
@@ -285,25 +297,6 @@ impl<'c, K: Kind> KeyState<'c, K> {
                 }
                 // Its own deletion: the key's waiters are granted, not told it is gone.
                 super::waiters::own_delete(|| notify(raw::REDISMODULE_NOTIFY_GENERIC, c"del"));
-                if !propagate {
-                    return;
-                }
-                if !effect::needed(flags) {
-                    // Nothing consumes effects: no DEL to build (the lookup
-                    // of "DEL" inside RedisModule_Replicate was about 2,000
-                    // instructions, 30% of such a release), but still a
-                    // change to the dataset, for RDB save points.
-                    effect::count_change(self.ctx);
-                    return;
-                }
-                // `DEL key` reads no clock: safe for any consumer.
-                effect::replicate_delete(self.ctx, self.name)
-            }
-        };
-        match sent {
-            Propagated::Sent => stats::count(&stats::EFFECTS),
-            Propagated::Refused => {
-                log_warning("RL.APPLY could not be propagated; replicas and the AOF may miss a write")
             }
         }
     }

@@ -29,7 +29,7 @@ use std::os::raw::c_int;
 use redis_module::raw;
 
 use crate::core::time::{Nanos, NS_PER_MS};
-use crate::core::{Change, Decision, Verdict};
+use crate::core::{Decision, Verdict};
 use crate::module::args::{self, ArgError};
 use crate::module::clock;
 use crate::module::ffi::{
@@ -103,18 +103,18 @@ pub fn command(ctx: Ctx<'_>, args: Argv<'_>) {
     let mut refused = false;
     if !parsed.peek {
         for part in &mut parts {
-            refused |= !part.get_mut().store(allowed, now);
+            refused |= !part.get_mut().store(allowed, now, flags);
         }
     }
-    // Close every key before telling the server about the writes, as the
-    // single commands do.
+    // Whatever was stored was propagated with its write, even if a later
+    // key was refused, so that replicas and the AOF hold what this server
+    // holds. Close every key before the keyspace events, as the single
+    // commands do.
     for part in &mut parts {
         part.get_mut().close();
     }
-    // Whatever was stored is propagated, even if a later key was refused,
-    // so that replicas and the AOF hold what this server holds.
     for part in &mut parts {
-        part.get_mut().announce(flags);
+        part.get_mut().announce();
     }
     if refused {
         return reply_error(ctx, NOT_STORED);
@@ -236,13 +236,14 @@ trait Pending {
     /// [`store`](Self::store) finds the call denied: then the state as it is).
     fn decision(&self) -> &Decision;
     /// Stores what this key gets from the whole decision: its consumed
-    /// state if every limit allowed, else at most a repair. False if the
-    /// server refused the value.
-    fn store(&mut self, all_allowed: bool, now: Nanos) -> bool;
+    /// state if every limit allowed, else at most a repair (`flags`: the
+    /// call's context flags). False if the server refused the value.
+    fn store(&mut self, all_allowed: bool, now: Nanos, flags: u32) -> bool;
     /// Closes the key.
     fn close(&mut self);
-    /// Signals, notifies and propagates what [`store`](Self::store) wrote.
-    fn announce(&mut self, flags: u32);
+    /// Signals and notifies what [`store`](Self::store) wrote (its effect
+    /// was propagated with the write).
+    fn announce(&mut self);
     /// Replies as the single command would (a lease only if one was
     /// written; `wait_ms` with `booking`).
     fn reply(&self, ctx: Ctx<'_>, booking: bool, map: bool);
@@ -266,8 +267,6 @@ struct Part<'c, K: Kind> {
     verdict: Verdict<K::Write>,
     /// Whether [`store`](Pending::store) wrote the verdict's change.
     wrote: bool,
-    /// The change it stored (the verdict's, or a repair), to propagate.
-    stored: Option<Change<K::Write>>,
 }
 
 impl<'c, K: Kind> Part<'c, K> {
@@ -288,7 +287,7 @@ impl<'c, K: Kind> Part<'c, K> {
             None => limiter.decide(key.state(), now, cost),
         };
         K::behind_waiters(ctx, &limiter, key.state(), now, key_name, &mut verdict);
-        Ok(Self { limiter, cost, refund: refund.is_some(), key, verdict, wrote: false, stored: None })
+        Ok(Self { limiter, cost, refund: refund.is_some(), key, verdict, wrote: false })
     }
 }
 
@@ -297,7 +296,7 @@ impl<K: Kind> Pending for Part<'_, K> {
         &self.verdict.decision
     }
 
-    fn store(&mut self, all_allowed: bool, now: Nanos) -> bool {
+    fn store(&mut self, all_allowed: bool, now: Nanos, flags: u32) -> bool {
         let change = if all_allowed {
             self.verdict.change
         } else {
@@ -312,9 +311,8 @@ impl<K: Kind> Pending for Part<'_, K> {
         };
         match change {
             Some(change) => {
-                let stored = self.key.write(&change, now);
+                let stored = self.key.write(&change, now, flags);
                 self.wrote = stored && all_allowed;
-                self.stored = Some(change);
                 stored
             }
             None => true,
@@ -325,8 +323,8 @@ impl<K: Kind> Pending for Part<'_, K> {
         self.key.close();
     }
 
-    fn announce(&mut self, flags: u32) {
-        self.key.announce(flags, self.stored.as_ref());
+    fn announce(&mut self) {
+        self.key.announce();
     }
 
     fn reply(&self, ctx: Ctx<'_>, booking: bool, map: bool) {

@@ -25,7 +25,7 @@ pub fn command(ctx: Ctx<'_>, args: Argv<'_>) {
         return;
     }
     let payload = args.bytes(2);
-    let apply = Apply { ctx, name: args.key(1), payload, flags };
+    let apply = Apply { ctx, name: args.key(1), payload };
     let applied = payload.first().is_some_and(|&tag| kinds::by_tag(tag, apply).unwrap_or(false));
     if applied {
         // The server propagates no module command by itself, so without this
@@ -64,7 +64,6 @@ struct Apply<'c, 'a> {
     ctx: Ctx<'c>,
     name: KeyName<'c>,
     payload: &'a [u8],
-    flags: u32,
 }
 
 impl WithKind for Apply<'_, '_> {
@@ -80,7 +79,7 @@ impl WithKind for Apply<'_, '_> {
         // The same event the write fired on the master, as replicas of
         // built-in commands fire theirs: clients reading from a replica see
         // it too. Not propagated again here: see above.
-        key.announce(self.flags, None);
+        key.announce();
         true
     }
 }

@@ -108,12 +108,12 @@ pub fn run<K: Kind, A: for<'s> Algorithm<State<'s> = K::State<'s>, Write = K::Wr
 
     let wrote = !opts.peek && verdict.change.is_some();
     if let (true, Some(change)) = (wrote, &verdict.change) {
-        let stored = key.write(change, now);
+        let stored = key.write(change, now, flags);
         key.close();
         if !stored {
             return reply_error(ctx, NOT_STORED);
         }
-        key.announce(flags, Some(change));
+        key.announce();
     } else {
         key.close();
     }
