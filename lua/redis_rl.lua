@@ -39,8 +39,9 @@ local LIB_VERSION = '1.0.0'
 local function build()
 -- Globals read once: a global read in a function may go through the
 -- server's protection metatable, a local is an upvalue.
-local type, tonumber, pcall, error, ipairs, unpack = type, tonumber, pcall, error, ipairs, unpack
+local type, tonumber, pcall, error, ipairs, pairs, unpack = type, tonumber, pcall, error, ipairs, pairs, unpack
 local sformat, tconcat, tsort = string.format, table.concat, table.sort
+local sfind, ssub = string.find, string.sub
 local rcall, rpcall, error_reply = redis.call, redis.pcall, redis.error_reply
 local HUGE = math.huge
 local X = {}
@@ -409,16 +410,6 @@ end
 -- RedisModule_Milliseconds.
 local MS_CLOCK = redis.REDIS_VERSION_NUM == nil or redis.REDIS_VERSION_NUM < 0x070200
 
-local function now_us()
-  local t = rcall('TIME')
-  local raw = tonumber(t[1]) * 1000000 + tonumber(t[2])
-  local us = raw
-  -- The module's clock: RedisModule_CachedMicroseconds (7.2+), else
-  -- RedisModule_Milliseconds.
-  if MS_CLOCK then us = us - us % 1000 end
-  return us, raw
-end
-
 local function ceil_ms_us(us) return floor((us + 999) / 1000) end
 
 ---------------------------------------------------------------------------
@@ -505,9 +496,20 @@ function S.new(period_ms, count, burst)
     local below_next = X.sub(X.muldivceil(burst + 1, P, count), 1)
     s = { P = P, L = count, B = burst, unit = unit, allow = X.min(burst_ns, below_next) }
     s.span = X.max(s.allow, X.muldivceil(burst, P, count))
-    -- Every product check() forms (cost * P with cost <= B, backlog * L with
-    -- backlog <= span) below 2^53: plain arithmetic, exactly.
+    -- The plain-number path (fast_check, schedule_fast) when every value it
+    -- forms is an integer below 2^53, so exact in a double:
+    --   cost * P with cost <= B:              <= B * P          < 2^53;
+    --   the charge ceil(cost * P / L):        <= ceil(B * P / L) <= span;
+    --   backlog:                              <= span (read() caps it);
+    --   after = backlog + charge:             <= 2 * span;
+    --   now.n + after (instant_after):        < 10^9 + 2 * span < 2^53;
+    --   room * L with room <= allow <= span:  <= span * L       < 2^53;
+    --   ahead = ds * 10^9 + dn, ds < 9 * 10^6: < 9 * 10^15       < 2^53.
+    -- Quotients of such values by exact divisors, floored, are exact
+    -- (the rounding of a / d cannot reach the next integer: the gap to it is
+    -- at least 1/d, half an ulp of a / d is below it).
     s.fast = type(P) == 'number' and type(s.span) == 'number' and burst * P < LIM and s.span * count < LIM
+      and 2 * s.span + 1000000000 < LIM
   end
   if NSCHEDULES >= 1000 then SCHEDULES, NSCHEDULES = {}, 0 end
   SCHEDULES[memo] = s
@@ -701,17 +703,94 @@ end
 
 local function schedule_kind(tag, keyword)
   local k = { keyword = keyword, tag = tag }
-  local split = '^' .. tag .. '(%d+)(%d%d%d%d%d%d%d%d%d)$'
-  local whole = '^' .. tag .. '(%d+)$'
+  local whole = '^' .. tag .. '%d+$'
+  local FULL, SHORT = tag .. '%d%09d', tag .. '%d'
+  -- The reply of k.fast, one table filled again on every call (a function's
+  -- reply is read by the server before the next call runs, and this one is
+  -- never kept): no table to allocate and collect per call.
+  local REPLY = { 0, 0, 0, 0, 0 }
+  -- The stored instant "<tag><ns since the epoch>" (GET's reply v, not
+  -- nil): its seconds and its ns in that second.
+  local function decode(key, v)
+    -- (v.err: an error reply's text; a string's is string.err, nil.)
+    if v.err then wrong_kind(key, false, k.cmd) end
+    if not sfind(v, whole) then wrong_kind(key, v, k.cmd) end
+    local n = #v
+    -- (Digits only: the coercion reads them as tonumber does.)
+    if n <= 10 then return 0, ssub(v, 2) + 0 end
+    return ssub(v, 2, n - 9) + 0, ssub(v, n - 8) + 0
+  end
   function k.read(key)
     local v = rpcall('GET', key)
     if not v then return nil end
-    if type(v) == 'table' then wrong_kind(key, false, k.cmd) end
-    local sec, ns = v:match(split)
-    if sec then return { s = tonumber(sec), n = tonumber(ns) } end
-    local digits = v:match(whole)
-    if not digits then wrong_kind(key, v, k.cmd) end
-    return parse_instant(digits)
+    local sec, ns = decode(key, v)
+    return { s = sec, n = ns }
+  end
+  -- The command on a schedule whose arithmetic is plain numbers (s.fast,
+  -- see S.new for the bounds), not a refund: fast_check and the write
+  -- without their tables. Returns the reply; or nil, the state read and the
+  -- raw clock when the key's instant is too far ahead for plain numbers
+  -- (the caller goes on with S.check).
+  function k.fast(key, s, cost, peek)
+    local v = rpcall('GET', key)
+    local fs, fn
+    if v then fs, fn = decode(key, v) end
+    local t = rcall('TIME')
+    local raw = t[1] * 1000000 + t[2]
+    local us = raw
+    if MS_CLOCK then us = us - us % 1000 end
+    local ns = floor(us / 1000000)
+    local nn = (us - ns * 1000000) * 1000
+    local ahead = 0
+    if v then
+      local ds = fs - ns
+      if ds >= 9000000 then return nil, { s = fs, n = fn }, raw end
+      if ds >= 0 then
+        ahead = ds * 1000000000 + (fn - nn)
+        if ahead < 0 then ahead = 0 end
+      end
+    end
+    local allow, B = s.allow, s.B
+    local backlog, repair = ahead, false
+    if ahead > allow and ahead > s.span then backlog, repair = s.span, true end
+    local allowed, retry, at = 0, -1, nil -- at: the backlog to store, if any
+    if repair then at = backlog end
+    if cost <= B then
+      local after = backlog + (cost == 1 and s.unit or ceil_div(cost * s.P, s.L))
+      if after <= allow or backlog == 0 then
+        allowed, retry, backlog = 1, 0, after
+        if cost > 0 then at = after elseif repair then at = after end
+      else
+        local wait = after - allow
+        if wait > backlog then wait = backlog end
+        retry = ceil_div(wait, 1000000)
+      end
+    end
+    if at and not peek then
+      -- write_at: now + at, and the expiry at that instant's next whole ms.
+      local n = nn + at
+      local q = floor(n / 1000000000)
+      local r = n - q * 1000000000
+      local sec = ns + q
+      rcall('SET', key, sec == 0 and sformat(SHORT, r) or sformat(FULL, sec, r),
+        'PXAT', sformat('%d', sec * 1000 + floor((r + 999999) / 1000000)))
+    end
+    -- fast_remaining(s, backlog) and ceil_div(backlog, 10^6), inline.
+    local rem = B
+    if backlog > 0 then
+      rem = allow - backlog
+      if rem <= 0 then
+        rem = 0
+      else
+        rem = floor(rem * s.L / s.P)
+        if rem > B - 1 then rem = B - 1 end
+      end
+    end
+    local reset = floor(backlog / 1000000)
+    if reset * 1000000 < backlog then reset = reset + 1 end
+    local r = REPLY
+    r[1], r[2], r[3], r[4], r[5] = allowed, B, rem, retry, reset
+    return r
   end
   function k.check(lim, st, now, cost) return S.check(lim, st, now, cost) end
   function k.refund(lim, st, now, units) return S.refund(lim, st, now, units) end
@@ -1686,11 +1765,21 @@ end
 local KEYWORDS = { 'GCRA', 'TOKENBUCKET', 'SLIDE', 'LOG', 'QUOTA', 'CONCURRENCY' }
 local EXPECTED = 'GCRA, TOKENBUCKET, SLIDE, LOG, QUOTA or CONCURRENCY'
 
-local function clock()
-  local us, raw = now_us()
+-- now: { us = , ms = , s = , n = , raw = } from TIME's raw us.
+local function clock_at(raw)
+  local us = raw
+  -- The module's clock: RedisModule_CachedMicroseconds (7.2+), else
+  -- RedisModule_Milliseconds.
+  if MS_CLOCK then us = us - us % 1000 end
   local ms = floor(us / 1000)
   local sec = floor(us / 1000000)
   return { us = us, ms = ms, s = sec, n = (us - sec * 1000000) * 1000, raw = raw }
+end
+
+local function clock()
+  local t = rcall('TIME')
+  -- (TIME's digits, read as tonumber reads them.)
+  return clock_at(t[1] * 1000000 + t[2])
 end
 
 local function one_key(keys, name)
@@ -1764,12 +1853,8 @@ end
 
 -- commands/mod.rs run()
 local function kind_command(kind, fname)
-  return function(keys, args)
-    local key = one_key(keys, fname)
-    if #args < kind.positionals then arity(kind.cmd) end
-    local lim, o = parse_memo(memo_of(kind, 'cmd'), args, 1, kind, kind.cmd, true)
-    local st = kind.read(key)
-    local now = clock()
+  local fast, positionals, cmd = kind.fast, kind.positionals, kind.cmd
+  local function run(key, lim, o, st, now)
     local d, ch
     if o.refund then
       d, ch = kind.settle(lim, st, now, o.refund)
@@ -1779,6 +1864,33 @@ local function kind_command(kind, fname)
     local wrote = not o.peek and ch ~= nil
     if wrote then kind.write(key, st, ch, now) end
     return reply_kind(kind, d, wrote and ch or nil)
+  end
+  return function(keys, args)
+    if #keys ~= 1 then fail('ERR ' .. fname .. ' takes exactly 1 key') end
+    local key = keys[1]
+    if #args < positionals then arity(cmd) end
+    -- parse_memo's look-up, inline.
+    local t, hit = PARSED[kind], nil
+    if t then
+      t = t.cmd
+      for i = 1, #args do
+        t = t[args[i]]
+        if t == nil then break end
+      end
+      if t then hit = t[LEAF] end
+    end
+    local lim, o
+    if hit then
+      lim, o = hit[1], hit[2]
+    else
+      lim, o = parse_memo(memo_of(kind, 'cmd'), args, 1, kind, cmd, true)
+    end
+    if fast and lim.fast and not o.refund then
+      local r, st, raw = fast(key, lim, o.cost, o.peek)
+      if r then return r end
+      return run(key, lim, o, st, clock_at(raw))
+    end
+    return run(key, lim, o, kind.read(key), clock())
   end
 end
 
@@ -1977,17 +2089,13 @@ local FUNCS = {
   rl_version = rl_version,
 }
 
-local function call(name, keys, args)
-    local f = FUNCS[name]
-    if not f then
-      return error_reply('ERR redis_rl: the first argument after the keys names the function (rl_gcra ...)')
-    end
-    local ok, res = pcall(f, keys, args)
-    if ok then return res end
-    if type(res) == 'table' and res.rl_error then return error_reply(res.rl_error) end
-    error(res, 0)
-  end
-  return call
+-- What a function's entry does with an error its pcall caught: our own
+-- (raised as tables) become error replies; anything else is raised again.
+local function caught(res)
+  if type(res) == 'table' and res.rl_error then return error_reply(res.rl_error) end
+  error(res, 0)
+end
+return { funcs = FUNCS, caught = caught, pcall = pcall }
 end
 
 local NAMES = { 'rl_gcra', 'rl_tokenbucket', 'rl_slide', 'rl_log', 'rl_quota', 'rl_acquire', 'rl_release',
@@ -1999,11 +2107,17 @@ if redis.register_function then
     local name = NAMES[i]
     local flags = {}
     if name == 'rl_peek' or name == 'rl_version' then flags = { 'no-writes' } end
+    local f, caught, protect = nil, nil, nil
     redis.register_function({
       function_name = name,
       callback = function(keys, args)
-        if not lib then lib = build() end
-        return lib(name, keys, args)
+        if not f then
+          if not lib then lib = build() end
+          f, caught, protect = lib.funcs[name], lib.caught, lib.pcall
+        end
+        local ok, res = protect(f, keys, args)
+        if ok then return res end
+        return caught(res)
       end,
       flags = flags,
     })
@@ -2012,5 +2126,12 @@ else
   -- EVAL / EVALSHA: EVALSHA sha numkeys keys... function_name args...
   local args = {}
   for i = 2, #ARGV do args[i - 1] = ARGV[i] end
-  return build()(ARGV[1] or '', KEYS, args)
+  lib = build()
+  local f = lib.funcs[ARGV[1] or '']
+  if not f then
+    return redis.error_reply('ERR redis_rl: the first argument after the keys names the function (rl_gcra ...)')
+  end
+  local ok, res = pcall(f, KEYS, args)
+  if ok then return res end
+  return lib.caught(res)
 end
