@@ -41,7 +41,7 @@ local function build()
 -- server's protection metatable, a local is an upvalue.
 local type, tonumber, pcall, error, ipairs, pairs, unpack = type, tonumber, pcall, error, ipairs, pairs, unpack
 local sformat, tconcat, tsort = string.format, table.concat, table.sort
-local sfind, ssub = string.find, string.sub
+local sfind, ssub, smatch = string.find, string.sub, string.match
 local rcall, rpcall, error_reply = redis.call, redis.pcall, redis.error_reply
 local HUGE = math.huge
 local X = {}
@@ -842,7 +842,8 @@ function SW.grammar(c)
   local limit = next_count(c, 'limit')
   local window = next_period(c, 'window_ms')
   local o = options(c, false)
-  return { limit = limit, window_ms = window }, o
+  -- SW.fast when limit * w * 3 < 2^53 (w = window_ms * 1000): see there.
+  return { limit = limit, window_ms = window, fast = 3 * limit * window * 1000 < LIM }, o
 end
 
 function SW.read(key)
@@ -924,6 +925,88 @@ function SW.check(lim, st, now, cost)
     wait_us = (w - elapsed) + e_needed
   end
   return decision(false, limit, remaining(cur), ceil_ms_us(wait_us), ceil_ms_us(reset_us(cur))), repair_write()
+end
+
+-- The command (not a refund) in plain numbers, when 3 * limit * w < 2^53:
+-- SW.check, sw_counts and the write without their tables and closures.
+-- Every product below is then exact: counts are capped at limit before
+-- any product, cost <= limit where one is formed, so prev * (w - elapsed)
+-- <= limit * w, (cur + cost) * w <= 2 * limit * w, their sum <= 3 * limit
+-- * w, slack * w <= limit * w; and floor(a / b) of such values is exact.
+local SW_REPLY = { 0, 0, 0, 0, 0 } -- refilled per call, as schedule_kind's
+function SW.fast(key, lim, cost, peek)
+  local v = rpcall('GET', key)
+  local ss, sw, sc, sp -- the stored start_ms, window_ms, cur, prev
+  if v then
+    if v.err then wrong_kind(key, false, 'RL.SLIDE') end
+    local a, b, c, d = smatch(v, '^S(%d+),(%d+),(%d+),(%d+)$')
+    if not a then
+      if ssub(v, 1, 1) ~= 'S' then wrong_kind(key, v, 'RL.SLIDE') end
+      fail(WRONGTYPE)
+    end
+    ss, sw, sc, sp = a + 0, b + 0, c + 0, d + 0
+  end
+  local t = rcall('TIME')
+  local us = t[1] * 1000000 + t[2]
+  if MS_CLOCK then us = us - us % 1000 end
+  local window_ms, limit = lim.window_ms, lim.limit
+  local w = window_ms * 1000
+  local elapsed = us % w
+  local start_ms = (us - elapsed) / 1000
+  -- sw_counts / sw_regrid
+  local cur, prev, repair, forgets = 0, 0, false, false
+  if v then
+    if ss * 1000 > us then
+      cur, repair = limit, true
+    else
+      local prev_start = start_ms - window_ms
+      if prev_start < 0 then prev_start = 0 end
+      local e = ss + sw
+      if e > start_ms then cur = sc elseif e > prev_start then prev = sc end
+      if ss > start_ms then cur = cur + sp elseif ss > prev_start then prev = prev + sp end
+      if sw ~= window_ms then
+        if cur > 0 or prev > 0 then repair = true else forgets = true end
+      end
+      if cur > limit then cur, repair = limit, true end
+      if prev > limit then prev, repair = limit, true end
+    end
+  end
+  local to_end = w - elapsed
+  local lw = limit * w
+  local pw = prev * to_end
+  local allowed, retry, c = 0, -1, cur -- c: the count the reply reads
+  local wc = nil -- the count to store (nil: no write)
+  if repair then wc = cur end
+  if cost <= limit then
+    local after = cur + cost
+    if cost == 0 or pw + after * w <= lw then
+      allowed, retry, c = 1, 0, after
+      if cost > 0 or repair then wc = after end
+    else
+      local wait_us
+      if after <= limit then
+        wait_us = (w - floor((limit - after) * w / prev)) - elapsed
+      else
+        wait_us = to_end + (w - floor((limit - cost) * w / cur))
+      end
+      retry = floor((wait_us + 999) / 1000)
+    end
+  end
+  if not peek then
+    if wc then
+      rcall('SET', key, sformat('S%d,%d,%d,%d', start_ms, window_ms, wc, prev),
+        'PXAT', sformat('%d', start_ms + (wc > 0 and 2 or 1) * window_ms))
+    elseif forgets then
+      rcall('DEL', key)
+    end
+  end
+  local room = lw - (pw + c * w)
+  local reset_us = 0
+  if c > 0 then reset_us = to_end + w elseif prev > 0 then reset_us = to_end end
+  local r = SW_REPLY
+  r[1], r[2], r[3], r[4], r[5] = allowed, limit, room > 0 and floor(room / w) or 0, retry,
+    floor((reset_us + 999) / 1000)
+  return r
 end
 
 function SW.refund(lim, st, now, units)
@@ -1266,6 +1349,7 @@ function Q.grammar(c)
     end
     lim.offset_ms = off * 1000
   end
+  lim.fast = true -- Q.fast
   return lim, o
 end
 
@@ -1319,6 +1403,66 @@ function Q.check(lim, st, now, cost)
   local retry = win.end_ms - now_ms
   if retry < 0 then retry = 0 end
   return q_decision(lim, false, count, win, now_ms, retry), rw
+end
+
+-- The command (not a refund) without Q.check's tables: counts below 2^32
+-- and instants in ms are plain numbers, exactly.
+local Q_REPLY = { 0, 0, 0, 0, 0 } -- refilled per call, as schedule_kind's
+function Q.fast(key, lim, cost, peek)
+  local v = rpcall('GET', key)
+  local sc, ss, se -- the stored count, start_ms, end_ms
+  if v then
+    if v.err then wrong_kind(key, false, 'RL.QUOTA') end
+    local a, b, c = smatch(v, '^Q(%d+),(%d+),(%d+)$')
+    if not a then
+      if ssub(v, 1, 1) ~= 'Q' then wrong_kind(key, v, 'RL.QUOTA') end
+      fail(WRONGTYPE)
+    end
+    sc, ss, se = a + 0, b + 0, c + 0
+  end
+  local t = rcall('TIME')
+  local us = t[1] * 1000000 + t[2]
+  if MS_CLOCK then us = us - us % 1000 end
+  local now_ms = floor(us / 1000)
+  local win = quota_window(lim, now_ms)
+  local limit = lim.limit
+  -- q_read: count, the window [ws, we), repair
+  local count, ws, we, repair = 0, win.start_ms, win.end_ms, false
+  if v and se > now_ms then
+    if ss > now_ms then
+      count, repair = limit, true
+    else
+      count = sc < limit and sc or limit
+      if se > we then
+        ws, we = ss, se
+      else
+        repair = ss ~= ws or se ~= we
+      end
+    end
+  end
+  local allowed, retry, c = 0, -1, count -- c: the count the reply reads
+  local wc = nil -- the count to store (nil: no write)
+  if repair then wc = count end
+  if cost <= limit then
+    if count + cost <= limit then
+      allowed, retry, c = 1, 0, count + cost
+      if cost > 0 or repair then wc = c end
+    else
+      retry = we - now_ms
+      if retry < 0 then retry = 0 end
+    end
+  end
+  if wc and not peek then
+    rcall('SET', key, sformat('Q%d,%d,%d', wc, ws, we), 'PXAT', sformat('%d', we))
+  end
+  local reset = 0
+  if c > 0 then
+    reset = we - now_ms
+    if reset < 0 then reset = 0 end
+  end
+  local r = Q_REPLY
+  r[1], r[2], r[3], r[4], r[5] = allowed, limit, limit - c, retry, reset
+  return r
 end
 
 function Q.refund(lim, st, now, units)
