@@ -285,7 +285,12 @@ local function fail(msg) error({ rl_error = msg }, 0) end
 
 local function arity(cmd) fail("ERR wrong number of arguments for '" .. cmd .. "' command") end
 
-local function fmt(n) return sformat('%.0f', n) end
+-- An integer's decimal digits: %d (a C long) for one below 2^53 in size,
+-- %.0f (the double's exact value) past it; %d is cheaper by half.
+local function fmt(n)
+  if n < LIM and n > -LIM then return sformat('%d', n) end
+  return sformat('%.0f', n)
+end
 
 -- string2ll's grammar: "0", or an optional '-' and digits without a leading 0.
 -- Returns nil if not an integer, -1 for a negative one, HUGE past 2^64.
@@ -417,13 +422,6 @@ local function ceil_ms_us(us) return floor((us + 999) / 1000) end
 ---------------------------------------------------------------------------
 local function decision(allowed, limit, remaining, retry, reset)
   return { allowed = allowed, limit = limit, remaining = remaining, retry = retry, reset = reset }
-end
-
--- The reply array, made in the decision's own table (the server reads only
--- its array part).
-local function reply5(d)
-  d[1], d[2], d[3], d[4], d[5] = d.allowed and 1 or 0, d.limit, d.remaining, d.retry, d.reset
-  return d
 end
 
 ---------------------------------------------------------------------------
@@ -851,7 +849,8 @@ function SW.read(key)
   if v == nil then return nil end
   local a, b, cc, d = v:match('^(%d+),(%d+),(%d+),(%d+)$')
   if not a then fail(WRONGTYPE) end
-  return { start_ms = tonumber(a), window_ms = tonumber(b), cur = tonumber(cc), prev = tonumber(d) }
+  -- (Digits only: the coercion reads them as tonumber does, in one strtod.)
+  return { start_ms = a + 0, window_ms = b + 0, cur = cc + 0, prev = d + 0 }
 end
 
 local function sw_regrid(lim, s, start_ms)
@@ -1358,7 +1357,7 @@ function Q.read(key)
   if v == nil then return nil end
   local a, b, cc = v:match('^(%d+),(%d+),(%d+)$')
   if not a then fail(WRONGTYPE) end
-  return { count = tonumber(a), start_ms = tonumber(b), end_ms = tonumber(cc) }
+  return { count = a + 0, start_ms = b + 0, end_ms = cc + 0 }
 end
 
 -- Quota::read: count, window, repair
@@ -1506,8 +1505,8 @@ function LG.read(key)
   local wms, rest = v:match('^(%d+)(.*)$')
   if not wms then fail(WRONGTYPE) end
   local e = {}
-  for t, c in rest:gmatch(';(%d+),(%d+)') do e[#e + 1] = { tonumber(t), tonumber(c) } end
-  return { window_ms = tonumber(wms), e = e }
+  for t, c in rest:gmatch(';(%d+),(%d+)') do e[#e + 1] = { t + 0, c + 0 } end
+  return { window_ms = wms + 0, e = e }
 end
 
 -- View: the entries as this call reads them (SlidingLog::read).
@@ -1661,11 +1660,12 @@ function LS.grammar(c)
   local lease_ms = next_period(c, 'lease_ms')
   local o, id = options(c, false, 'ID')
   if id and (#id < 1 or #id > MAX_ID_LEN) then fail('ERR ID must be 1 to 128 bytes') end
-  return { limit = limit, lease_ms = lease_ms, id = id }, o
+  -- LS.fast for generated ids (a named lease may renew).
+  return { limit = limit, lease_ms = lease_ms, id = id, fast = id == nil }, o
 end
 
-function LS.read(key)
-  local v = rpcall('HGETALL', key)
+-- The lease set from HGETALL's reply v (nil: no key).
+function LS.parse(key, v)
   if v.err then wrong_kind(key, nil, 'RL.ACQUIRE') end
   if #v == 0 then return nil end
   local st = { leases = {}, by_id = {} }
@@ -1674,11 +1674,11 @@ function LS.read(key)
     if f == '' then
       local seq, last = val:match('^(%d+),(%d+)$')
       if not seq then fail(WRONGTYPE) end
-      st.seq, st.last = tonumber(seq), tonumber(last)
+      st.seq, st.last = seq + 0, last + 0
     else
       local dl, units, lms = val:match('^(%d+),(%d+),(%d+)$')
       if not dl then fail(WRONGTYPE) end
-      local l = { id = f, dl = tonumber(dl), units = tonumber(units), lms = tonumber(lms) }
+      local l = { id = f, dl = dl + 0, units = units + 0, lms = lms + 0 }
       st.leases[#st.leases + 1] = l
       st.by_id[f] = l
     end
@@ -1686,6 +1686,8 @@ function LS.read(key)
   if not st.seq then fail(WRONGTYPE) end
   return st
 end
+
+function LS.read(key) return LS.parse(key, rpcall('HGETALL', key)) end
 
 local function l_start(l)
   local s = l.dl - l.lms * 1000
@@ -1834,11 +1836,15 @@ local function l_acquire(lim, st, now, cost)
     if GEN.next > seq then seq = GEN.next end
     if now.raw > seq then seq = now.raw end
     local now_ms = floor(now_us / 1000)
-    id = fmt(now_ms) .. '-' .. fmt(seq)
+    local function gen_id()
+      if seq < LIM then return sformat('%d-%d', now_ms, seq) end
+      return fmt(now_ms) .. '-' .. fmt(seq)
+    end
+    id = gen_id()
     -- Never an id a live lease holds (a client may have named one so).
     while l_live(r, id) do
       seq = seq + 1
-      id = fmt(now_ms) .. '-' .. fmt(seq)
+      id = gen_id()
     end
     seq = seq + 1
     GEN.next = seq
@@ -1867,6 +1873,18 @@ local function hcall(cmd, key, list)
   end
 end
 
+-- A lease's field value (non-negative numbers: read as digits, or made of
+-- such).
+local function enc(dl, units, lms)
+  if dl < LIM and units < LIM and lms < LIM then return sformat('%d,%d,%d', dl, units, lms) end
+  return fmt(dl) .. ',' .. fmt(units) .. ',' .. fmt(lms)
+end
+
+local function enc_meta(seq, last)
+  if seq < LIM and last < LIM then return sformat('%d,%d', seq, last) end
+  return fmt(seq) .. ',' .. fmt(last)
+end
+
 -- LeaseChange::apply, as hash edits.
 function LS.write(key, st, ch, now)
   if ch.delete then
@@ -1875,7 +1893,6 @@ function LS.write(key, st, ch, now)
   end
   local nowv = now.us
   local set, del = {}, {}
-  local function enc(dl, units, lms) return fmt(dl) .. ',' .. fmt(units) .. ',' .. fmt(lms) end
   if st then
     for _, l in ipairs(st.leases) do
       if l.dl <= nowv then
@@ -1897,10 +1914,108 @@ function LS.write(key, st, ch, now)
     del[#del + 1] = ch.id
   end
   set[#set + 1] = ''
-  set[#set + 1] = fmt(ch.seq) .. ',' .. fmt(ch.last)
+  set[#set + 1] = enc_meta(ch.seq, ch.last)
   if #del > 0 then hcall('HDEL', key, del) end
   hcall('HSET', key, set)
   rcall('PEXPIREAT', key, fmt(ch.expire))
+end
+
+-- The plain path of leases, for the common case: HGETALL's flat reply read
+-- in one pass (checked as LS.parse checks it) into the few sums a decision
+-- needs, no table per lease. scan(key, v, us, except) -> seq, last (the
+-- meta field), live units, the latest deadline of the live leases other
+-- than `except` (as l_last: each capped at now + its lease_ms), the
+-- expired ids (a list, or nil), and whether `except` is live.
+local function ls_scan(key, v, us, except)
+  local seq, last, live, latest, expired, mine = nil, nil, 0, nil, nil, false
+  for i = 1, #v, 2 do
+    local f, val = v[i], v[i + 1]
+    if f == '' then
+      local a, b = smatch(val, '^(%d+),(%d+)$')
+      if not a then fail(WRONGTYPE) end
+      seq, last = a + 0, b + 0
+    else
+      local a, b, c = smatch(val, '^(%d+),(%d+),(%d+)$')
+      if not a then fail(WRONGTYPE) end
+      local dl = a + 0
+      if dl <= us then
+        if expired then expired[#expired + 1] = f else expired = { f } end
+      else
+        live = live + b
+        if f == except then
+          mine = true
+        else
+          local cap = us + c * 1000
+          if cap < dl then dl = cap end
+          if latest == nil or dl > latest then latest = dl end
+        end
+      end
+    end
+  end
+  if not seq then fail(WRONGTYPE) end
+  return seq, last, live, latest, expired, mine
+end
+
+-- Whether a live lease holds the id (v: HGETALL's reply, checked).
+local function ls_live_id(v, id, us)
+  for i = 1, #v, 2 do
+    if v[i] == id then return smatch(v[i + 1], '^%d+') + 0 > us end
+  end
+  return false
+end
+
+local function ls_time()
+  local t = rcall('TIME')
+  local raw = t[1] * 1000000 + t[2]
+  local us = raw
+  if MS_CLOCK then us = us - us % 1000 end
+  return us, raw
+end
+
+-- RL.ACQUIRE with a generated id, COST > 0, no PEEK, while the clock has
+-- not gone back past the key's last start (else, and for a denial that
+-- must wait, the caller goes on with l_acquire: nil, the lease set, raw).
+function LS.fast(key, lim, cost, peek)
+  if cost == 0 or peek then return nil end
+  local v = rpcall('HGETALL', key)
+  if v.err then wrong_kind(key, nil, 'RL.ACQUIRE') end
+  local us, raw = ls_time()
+  local seq, last, live, latest, expired = 0, 0, 0, nil, nil
+  if #v > 0 then seq, last, live, latest, expired = ls_scan(key, v, us, nil) end
+  local limit = lim.limit
+  if last > us or (cost <= limit and live + cost > limit) then return nil, LS.parse(key, v), raw end
+  if cost > limit then
+    -- read_only(false, -1): nothing written.
+    local reset = 0
+    if latest then reset = ceil_ms_us(latest - us) end
+    local rem = limit - live
+    return { 0, limit, rem > 0 and rem or 0, -1, reset, false }
+  end
+  -- A generated id (see l_acquire).
+  if GEN.next > seq then seq = GEN.next end
+  if raw > seq then seq = raw end
+  local now_ms = floor(us / 1000)
+  local id = seq < LIM and sformat('%d-%d', now_ms, seq) or fmt(now_ms) .. '-' .. fmt(seq)
+  while #v > 0 and ls_live_id(v, id, us) do
+    seq = seq + 1
+    id = seq < LIM and sformat('%d-%d', now_ms, seq) or fmt(now_ms) .. '-' .. fmt(seq)
+  end
+  seq = seq + 1
+  GEN.next = seq
+  local deadline = us + lim.lease_ms * 1000
+  if latest == nil or deadline > latest then latest = deadline end
+  -- LS.write: the expired leases go (but one under the new id, set anew).
+  if expired then
+    local del = {}
+    for i = 1, #expired do
+      if expired[i] ~= id then del[#del + 1] = expired[i] end
+    end
+    if #del > 0 then hcall('HDEL', key, del) end
+  end
+  rcall('HSET', key, id, enc(deadline, cost, lim.lease_ms), '', enc_meta(seq, us))
+  rcall('PEXPIREAT', key, fmt(floor((latest + 999) / 1000)))
+  local rem = limit - live - cost
+  return { 1, limit, rem > 0 and rem or 0, 0, ceil_ms_us(latest - us), id }
 end
 
 ---------------------------------------------------------------------------
@@ -1931,13 +2046,12 @@ local function one_key(keys, name)
   return keys[1]
 end
 
+-- The reply array (a new table, its array part sized by the constructor).
 local function reply_kind(kind, d, ch)
-  local r = reply5(d)
   if kind == LS then
-    local id = LS.lease_of(ch)
-    r[6] = id or false
+    return { d.allowed and 1 or 0, d.limit, d.remaining, d.retry, d.reset, LS.lease_of(ch) or false }
   end
-  return r
+  return { d.allowed and 1 or 0, d.limit, d.remaining, d.retry, d.reset }
 end
 
 -- Parsed arguments, remembered by their exact words (while the library
@@ -2032,7 +2146,7 @@ local function kind_command(kind, fname)
     if fast and lim.fast and not o.refund then
       local r, st, raw = fast(key, lim, o.cost, o.peek)
       if r then return r end
-      return run(key, lim, o, st, clock_at(raw))
+      if raw then return run(key, lim, o, st, clock_at(raw)) end
     end
     return run(key, lim, o, kind.read(key), clock())
   end
@@ -2078,12 +2192,32 @@ local function rl_release(keys, args)
   if #args ~= 1 then arity('RL.RELEASE') end
   local id = args[1]
   if #id < 1 or #id > MAX_ID_LEN then fail('ERR id must be 1 to 128 bytes') end
-  local st = LS.read(key)
-  local now = clock()
-  local r = l_reading(st, now.us, 0)
-  if not l_live(r, id) then return 0 end
-  local ch = l_write(r, 'release', 'release', id, nil, r.seq)
-  LS.write(key, st, ch, now)
+  local v = rpcall('HGETALL', key)
+  if v.err then wrong_kind(key, nil, 'RL.ACQUIRE') end
+  if #v == 0 then return 0 end
+  local us, raw = ls_time()
+  local seq, last, _, latest, expired, mine = ls_scan(key, v, us, id)
+  if last > us then
+    -- The clock went back: Reading::write_around's clamping.
+    local st, now = LS.parse(key, v), clock_at(raw)
+    local r = l_reading(st, now.us, 0)
+    if not l_live(r, id) then return 0 end
+    local ch = l_write(r, 'release', 'release', id, nil, r.seq)
+    LS.write(key, st, ch, now)
+    return 1
+  end
+  if not mine then return 0 end
+  -- l_write + LS.write: the key goes with its last live lease; else the
+  -- expired leases and this one go, the expiry follows the latest.
+  if latest == nil then
+    rcall('DEL', key)
+    return 1
+  end
+  local del = expired or {}
+  del[#del + 1] = id
+  hcall('HDEL', key, del)
+  rcall('HSET', key, '', enc_meta(seq, last))
+  rcall('PEXPIREAT', key, fmt(floor((latest + 999) / 1000)))
   return 1
 end
 
