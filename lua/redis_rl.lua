@@ -737,8 +737,11 @@ local function schedule_kind(tag, keyword)
     local raw = t[1] * 1000000 + t[2]
     local us = raw
     if MS_CLOCK then us = us - us % 1000 end
-    local ns = floor(us / 1000000)
-    local nn = (us - ns * 1000000) * 1000
+    -- (x - x % d) / d is floor(x / d) without a call: for integers x below
+    -- 2^53, x % d = x - floor(x / d) * d is exact, so is the rest.
+    local nn = us % 1000000
+    local ns = (us - nn) / 1000000
+    nn = nn * 1000
     local ahead = 0
     if v then
       local ds = fs - ns
@@ -767,11 +770,11 @@ local function schedule_kind(tag, keyword)
     if at and not peek then
       -- write_at: now + at, and the expiry at that instant's next whole ms.
       local n = nn + at
-      local q = floor(n / 1000000000)
-      local r = n - q * 1000000000
-      local sec = ns + q
+      local r = n % 1000000000
+      local sec = ns + (n - r) / 1000000000
+      local up = r + 999999
       rcall('SET', key, sec == 0 and sformat(SHORT, r) or sformat(FULL, sec, r),
-        'PXAT', sformat('%d', sec * 1000 + floor((r + 999999) / 1000000)))
+        'PXAT', sformat('%d', sec * 1000 + (up - up % 1000000) / 1000000))
     end
     -- fast_remaining(s, backlog) and ceil_div(backlog, 10^6), inline.
     local rem = B
@@ -780,12 +783,14 @@ local function schedule_kind(tag, keyword)
       if rem <= 0 then
         rem = 0
       else
-        rem = floor(rem * s.L / s.P)
+        rem = rem * s.L
+        rem = (rem - rem % s.P) / s.P
         if rem > B - 1 then rem = B - 1 end
       end
     end
-    local reset = floor(backlog / 1000000)
-    if reset * 1000000 < backlog then reset = reset + 1 end
+    local sub = backlog % 1000000
+    local reset = (backlog - sub) / 1000000
+    if sub > 0 then reset = reset + 1 end
     local r = REPLY
     r[1], r[2], r[3], r[4], r[5] = allowed, B, rem, retry, reset
     return r
