@@ -2186,6 +2186,12 @@ local function rl_peek(keys, args)
   end
   if #args < 1 + kind.positionals then arity('RL.PEEK') end
   local lim, o = parse_memo(memo_of(kind, 'peek'), args, 2, kind, 'RL.PEEK', false)
+  if kind.fast and lim.fast then
+    -- The plain path with PEEK: it writes nothing.
+    local r, st, raw = kind.fast(key, lim, o.cost, true)
+    if r then return r end
+    if raw then return reply_kind(kind, kind.decide(lim, st, clock_at(raw), o.cost), nil) end
+  end
   local st = kind.read(key)
   local d = kind.decide(lim, st, clock(), o.cost)
   return reply_kind(kind, d, nil)
