@@ -1514,22 +1514,29 @@ function LG.read(key)
   return { window_ms = wms + 0, e = e }
 end
 
--- View: the entries as this call reads them (SlidingLog::read).
+-- View: the entries as this call reads them (SlidingLog::read). The view
+-- shares the state's entry tables ({ t_us, cost }); the functions below
+-- replace an entry they change (the state read stays as it was: rl_all
+-- decides again on it).
 local function lg_view(lim, st, now_us)
   local view = { e = {}, total = 0 }
   if not st then return view, false end
   local W = lim.W
   local e, n = st.e, #st.e
+  local ve, vn, total = view.e, 0, 0
   local future, repaired = 0, st.window_ms ~= lim.window_ms
   for i = 1, n do
-    local t, c = e[i][1], e[i][2]
+    local x = e[i]
+    local t = x[1]
     if t > now_us then
-      future = future + c
+      future = future + x[2]
     elseif t + W > now_us then
-      view.e[#view.e + 1] = { t, c }
-      view.total = view.total + c
+      vn = vn + 1
+      ve[vn] = x
+      total = total + x[2]
     end
   end
+  view.total = total
   if future > 0 or (n > 0 and e[n][1] > now_us) then
     repaired = true
   end
@@ -1540,7 +1547,7 @@ local function lg_add(view, t, cost)
   view.total = view.total + cost
   local n = #view.e
   if n > 0 and view.e[n][1] == t then
-    view.e[n][2] = view.e[n][2] + cost
+    view.e[n] = { t, view.e[n][2] + cost }
   else
     view.e[n + 1] = { t, cost }
   end
@@ -1556,7 +1563,7 @@ local function lg_drop_oldest(view, units)
       view.total = view.total - c
       first = first + 1
     else
-      e[first][2] = c - units
+      e[first] = { e[first][1], c - units }
       view.total = view.total - units
       units = 0
     end
@@ -1575,8 +1582,7 @@ local function lg_drop_newest(view, units)
     local cut = last[2] < units and last[2] or units
     units = units - cut
     view.total = view.total - cut
-    last[2] = last[2] - cut
-    if last[2] == 0 then e[#e] = nil end
+    if last[2] == cut then e[#e] = nil else e[#e] = { last[1], last[2] - cut } end
   end
 end
 
@@ -1644,7 +1650,15 @@ function LG.write(key, st, ch)
   if ch.w then
     local s = ch.w.state
     local parts = { 'L', fmt(s.window_ms) }
-    for i = 1, #s.e do parts[#parts + 1] = ';' .. fmt(s.e[i][1]) .. ',' .. fmt(s.e[i][2]) end
+    local e = s.e
+    for i = 1, #e do
+      local t, c = e[i][1], e[i][2]
+      if t < LIM and c < LIM then
+        parts[i + 2] = sformat(';%d,%d', t, c)
+      else
+        parts[i + 2] = ';' .. fmt(t) .. ',' .. fmt(c)
+      end
+    end
     set_string(key, tconcat(parts), ch.w.expire)
   else
     del_key(key, st ~= nil)
