@@ -834,12 +834,18 @@ function K.TOKENBUCKET.grammar(c)
   return s, o
 end
 
+-- Sections: the code of a kind that nothing outside it uses runs in a
+-- function of its own, called once: its closures find their upvalues in
+-- that function's few locals, not among the hundreds of this one's (the
+-- EVAL form builds the library on every call). Not indented, to keep it
+-- readable.
 ---------------------------------------------------------------------------
 -- Sliding window (core/sliding_window.rs), in us.
 -- State "S<window_start_ms>,<window_ms>,<cur>,<prev>".
 ---------------------------------------------------------------------------
 local SW = { keyword = 'SLIDE', positionals = 2, cmd = 'RL.SLIDE' }
 K.SLIDE = SW
+local function section_sliding_window() -- (see "Sections" above)
 
 function SW.grammar(c)
   local limit = next_count(c, 'limit')
@@ -1050,12 +1056,16 @@ function SW.write(key, st, ch)
   end
 end
 
+end
+section_sliding_window()
+
 ---------------------------------------------------------------------------
 -- Quota (core/quota.rs, core/calendar.rs), in ms.
 -- State "Q<count>,<start_ms>,<end_ms>".
 ---------------------------------------------------------------------------
 local Q = { keyword = 'QUOTA', positionals = 2, cmd = 'RL.QUOTA' }
 K.QUOTA = Q
+local function section_quota() -- (see "Sections" above)
 
 local UNITS = { HOUR = true, DAY = true, WEEK = true, MONTH = true, YEAR = true }
 
@@ -1490,12 +1500,16 @@ function Q.write(key, st, ch)
   end
 end
 
+end
+section_quota()
+
 ---------------------------------------------------------------------------
 -- Sliding log (core/log.rs), in us.
 -- State "L<window_ms>" then ";<t_us>,<cost>" per entry, oldest first.
 ---------------------------------------------------------------------------
 local LG = { keyword = 'LOG', positionals = 2, cmd = 'RL.LOG' }
 K.LOG = LG
+local function section_sliding_log() -- (see "Sections" above)
 
 function LG.grammar(c)
   local limit = int_in(next_arg(c, 'limit'), 'limit', 1, 10000)
@@ -1665,6 +1679,31 @@ function LG.write(key, st, ch)
   end
 end
 
+end
+section_sliding_log()
+
+-- now: { us = , ms = , s = , n = , raw = } from TIME's raw us.
+local function clock_at(raw)
+  local us = raw
+  -- The module's clock: RedisModule_CachedMicroseconds (7.2+), else
+  -- RedisModule_Milliseconds.
+  if MS_CLOCK then us = us - us % 1000 end
+  local ms = floor(us / 1000)
+  local sec = floor(us / 1000000)
+  return { us = us, ms = ms, s = sec, n = (us - sec * 1000000) * 1000, raw = raw }
+end
+
+local function clock()
+  local t = rcall('TIME')
+  -- (TIME's digits, read as tonumber reads them.)
+  return clock_at(t[1] * 1000000 + t[2])
+end
+
+local function one_key(keys, name)
+  if #keys ~= 1 then fail('ERR ' .. name .. ' takes exactly 1 key') end
+  return keys[1]
+end
+
 ---------------------------------------------------------------------------
 -- Leases (core/lease.rs), in us. One hash: field "" holds
 -- "<next_seq>,<last_start_us>"; every other field is a lease id holding
@@ -1672,6 +1711,7 @@ end
 ---------------------------------------------------------------------------
 local LS = { keyword = 'CONCURRENCY', positionals = 2, cmd = 'RL.ACQUIRE' }
 K.CONCURRENCY = LS
+local function section_leases() -- (see "Sections" above)
 
 function LS.grammar(c)
   c.refund = false
@@ -2037,33 +2077,66 @@ function LS.fast(key, lim, cost, peek)
   return { 1, limit, rem > 0 and rem or 0, 0, ceil_ms_us(latest - us), id }
 end
 
+-- commands/lease.rs
+function LS.release_command(keys, args)
+  local key = one_key(keys, 'rl_release')
+  if #args ~= 1 then arity('RL.RELEASE') end
+  local id = args[1]
+  if #id < 1 or #id > MAX_ID_LEN then fail('ERR id must be 1 to 128 bytes') end
+  local v = rpcall('HGETALL', key)
+  if v.err then wrong_kind(key, nil, 'RL.ACQUIRE') end
+  if #v == 0 then return 0 end
+  local us, raw = ls_time()
+  local seq, last, _, latest, expired, mine = ls_scan(key, v, us, id)
+  if last > us then
+    -- The clock went back: Reading::write_around's clamping.
+    local st, now = LS.parse(key, v), clock_at(raw)
+    local r = l_reading(st, now.us, 0)
+    if not l_live(r, id) then return 0 end
+    local ch = l_write(r, 'release', 'release', id, nil, r.seq)
+    LS.write(key, st, ch, now)
+    return 1
+  end
+  if not mine then return 0 end
+  -- l_write + LS.write: the key goes with its last live lease; else the
+  -- expired leases and this one go, the expiry follows the latest.
+  if latest == nil then
+    rcall('DEL', key)
+    return 1
+  end
+  local del = expired or {}
+  del[#del + 1] = id
+  hcall('HDEL', key, del)
+  rcall('HSET', key, '', enc_meta(seq, last))
+  rcall('PEXPIREAT', key, fmt(floor((latest + 999) / 1000)))
+  return 1
+end
+
+function LS.renew_command(keys, args)
+  local key = one_key(keys, 'rl_renew')
+  if #args ~= 2 then arity('RL.RENEW') end
+  local id = args[1]
+  if #id < 1 or #id > MAX_ID_LEN then fail('ERR id must be 1 to 128 bytes') end
+  local lease_ms = int_in(args[2], 'lease_ms', 1, MAX_PERIOD_MS)
+  local st = LS.read(key)
+  local now = clock()
+  local r = l_reading(st, now.us, 0)
+  if not l_live(r, id) then return 0 end
+  local dl = now.us + lease_ms * 1000
+  local ch = l_write(r, 'renew', 'renew', id, dl, r.seq, { dl = dl, lms = lease_ms })
+  LS.write(key, st, ch, now)
+  return 1
+end
+
+end
+section_leases()
+
 ---------------------------------------------------------------------------
 -- Entry points
 ---------------------------------------------------------------------------
+local function section_entry_points() -- (see "Sections" above)
 local KEYWORDS = { 'GCRA', 'TOKENBUCKET', 'SLIDE', 'LOG', 'QUOTA', 'CONCURRENCY' }
 local EXPECTED = 'GCRA, TOKENBUCKET, SLIDE, LOG, QUOTA or CONCURRENCY'
-
--- now: { us = , ms = , s = , n = , raw = } from TIME's raw us.
-local function clock_at(raw)
-  local us = raw
-  -- The module's clock: RedisModule_CachedMicroseconds (7.2+), else
-  -- RedisModule_Milliseconds.
-  if MS_CLOCK then us = us - us % 1000 end
-  local ms = floor(us / 1000)
-  local sec = floor(us / 1000000)
-  return { us = us, ms = ms, s = sec, n = (us - sec * 1000000) * 1000, raw = raw }
-end
-
-local function clock()
-  local t = rcall('TIME')
-  -- (TIME's digits, read as tonumber reads them.)
-  return clock_at(t[1] * 1000000 + t[2])
-end
-
-local function one_key(keys, name)
-  if #keys ~= 1 then fail('ERR ' .. name .. ' takes exactly 1 key') end
-  return keys[1]
-end
 
 -- The reply array (a new table, its array part sized by the constructor).
 local function reply_kind(kind, d, ch)
@@ -2211,57 +2284,6 @@ local function rl_peek(keys, args)
   return reply_kind(kind, d, nil)
 end
 
--- commands/lease.rs
-local function rl_release(keys, args)
-  local key = one_key(keys, 'rl_release')
-  if #args ~= 1 then arity('RL.RELEASE') end
-  local id = args[1]
-  if #id < 1 or #id > MAX_ID_LEN then fail('ERR id must be 1 to 128 bytes') end
-  local v = rpcall('HGETALL', key)
-  if v.err then wrong_kind(key, nil, 'RL.ACQUIRE') end
-  if #v == 0 then return 0 end
-  local us, raw = ls_time()
-  local seq, last, _, latest, expired, mine = ls_scan(key, v, us, id)
-  if last > us then
-    -- The clock went back: Reading::write_around's clamping.
-    local st, now = LS.parse(key, v), clock_at(raw)
-    local r = l_reading(st, now.us, 0)
-    if not l_live(r, id) then return 0 end
-    local ch = l_write(r, 'release', 'release', id, nil, r.seq)
-    LS.write(key, st, ch, now)
-    return 1
-  end
-  if not mine then return 0 end
-  -- l_write + LS.write: the key goes with its last live lease; else the
-  -- expired leases and this one go, the expiry follows the latest.
-  if latest == nil then
-    rcall('DEL', key)
-    return 1
-  end
-  local del = expired or {}
-  del[#del + 1] = id
-  hcall('HDEL', key, del)
-  rcall('HSET', key, '', enc_meta(seq, last))
-  rcall('PEXPIREAT', key, fmt(floor((latest + 999) / 1000)))
-  return 1
-end
-
-local function rl_renew(keys, args)
-  local key = one_key(keys, 'rl_renew')
-  if #args ~= 2 then arity('RL.RENEW') end
-  local id = args[1]
-  if #id < 1 or #id > MAX_ID_LEN then fail('ERR id must be 1 to 128 bytes') end
-  local lease_ms = int_in(args[2], 'lease_ms', 1, MAX_PERIOD_MS)
-  local st = LS.read(key)
-  local now = clock()
-  local r = l_reading(st, now.us, 0)
-  if not l_live(r, id) then return 0 end
-  local dl = now.us + lease_ms * 1000
-  local ch = l_write(r, 'renew', 'renew', id, dl, r.seq, { dl = dl, lms = lease_ms })
-  LS.write(key, st, ch, now)
-  return 1
-end
-
 -- commands/all_args.rs + all.rs: FCALL rl_all numkeys keys... specs... [PEEK]
 local TAKES_VALUE = { COST = true, REFUND = true, BURST = true, TZ = true, ID = true }
 
@@ -2385,12 +2407,15 @@ local FUNCS = {
   rl_log = kind_command(K.LOG, 'rl_log'),
   rl_quota = kind_command(K.QUOTA, 'rl_quota'),
   rl_acquire = kind_command(K.CONCURRENCY, 'rl_acquire'),
-  rl_release = rl_release,
-  rl_renew = rl_renew,
+  rl_release = LS.release_command,
+  rl_renew = LS.renew_command,
   rl_all = rl_all,
   rl_peek = rl_peek,
   rl_version = rl_version,
 }
+return FUNCS
+end
+local FUNCS = section_entry_points()
 
 -- What a function's entry does with an error its pcall caught: our own
 -- (raised as tables) become error replies; anything else is raised again.
