@@ -1069,10 +1069,15 @@ local function section_quota() -- (see "Sections" above)
 
 local UNITS = { HOUR = true, DAY = true, WEEK = true, MONTH = true, YEAR = true }
 
+-- The zone tables, made by zones() when a TZ is first named (the EVAL
+-- form builds the library on every call, most calls name none).
+local FIXED_ZONES, zone_data, zone_names
+local function zones()
+if zone_names then return end
 -- Zones with one fixed UTC offset forever, as the module's tzdb has them
 -- (seconds east of UTC). Names compare case-insensitively, as jiff's do.
 -- (Etc/GMT+N is N hours WEST of Greenwich: POSIX signs.)
-local FIXED_ZONES = {
+FIXED_ZONES = {
   ['utc'] = 0, ['etc/utc'] = 0, ['etc/uct'] = 0, ['uct'] = 0, ['etc/universal'] = 0, ['universal'] = 0,
   ['etc/zulu'] = 0, ['zulu'] = 0, ['gmt'] = 0, ['etc/gmt'] = 0, ['etc/gmt+0'] = 0, ['etc/gmt-0'] = 0,
   ['etc/gmt0'] = 0, ['gmt+0'] = 0, ['gmt-0'] = 0, ['gmt0'] = 0, ['greenwich'] = 0, ['etc/greenwich'] = 0,
@@ -1186,6 +1191,8 @@ local FIXED_ZONES = {
     ['us/pacific'] = 5,
   }
   -- GENERATED ZONES END
+zone_data, zone_names = ZONE_DATA, ZONE_NAMES
+end
 local ZONE_END_MS = 7258118400000 -- 2200-01-01T00:00Z: the rules run a year past it
 local ZONE_CACHE = {}
 
@@ -1194,7 +1201,7 @@ local ZONE_CACHE = {}
 local function zone_rules(i)
   local z = ZONE_CACHE[i]
   if z then return z end
-  local data = ZONE_DATA[i]
+  local data = zone_data[i]
   local init = tonumber(data:match('^(%-?%d+)'))
   z = { init = init * 1000, T = {}, B = {}, O = {} }
   local t, prev = 0, init * 1000
@@ -1348,8 +1355,9 @@ function Q.grammar(c)
   if tz then
     local off = nil
     if #tz > 0 and #tz <= 64 then
+      zones()
       off = FIXED_ZONES[tz:lower()]
-      local zi = ZONE_NAMES[tz:lower()]
+      local zi = zone_names[tz:lower()]
       if off == nil and zi then
         off = 0
         lim.zone = zi
