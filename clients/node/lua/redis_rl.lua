@@ -482,7 +482,7 @@ local SCHEDULES, NSCHEDULES = {}, 0
 function S.new(period_ms, count, burst)
   -- Schedules are remembered by their parameters (while the library stays
   -- loaded): the arithmetic below runs once per distinct limit.
-  local memo = period_ms .. ':' .. count .. ':' .. burst
+  local memo = sformat('%d:%d:%d', period_ms, count, burst) -- (integers to 10^12)
   local s = SCHEDULES[memo]
   if s ~= nil then return s or nil end
   if cmp(X.mul(burst, period_ms), X.mul(MAX_SPAN_MS, count)) > 0 then
@@ -2300,19 +2300,9 @@ local function ends_spec(word)
   return up == 'PEEK' or kind_by_keyword(word) ~= nil
 end
 
-local function rl_all(keys, args)
-  local nkeys = #keys
-  local len = #args
-  -- The server's arity check of RL.ALL (-6: RL.ALL numkeys key spec limit window).
-  if 2 + nkeys + len < 6 then arity('RL.ALL') end
-  if nkeys < 1 or nkeys > 16 then fail('ERR numkeys is out of range (must be 1 to 16)') end
-  for second = 2, nkeys do
-    for first = 1, second - 1 do
-      if keys[first] == keys[second] then
-        fail('ERR key ' .. second .. ' is the same as key ' .. first .. ': each key may appear only once')
-      end
-    end
-  end
+-- The specs of rl_all's arguments (all_args.rs): { kind, lim, cost, refund }
+-- each, and PEEK.
+local function all_parse(args, nkeys, len)
   local specs = {}
   local i = 1
   while #specs < nkeys do
@@ -2359,6 +2349,68 @@ local function rl_all(keys, args)
     for _, s in ipairs(specs) do
       if s.refund then fail('ERR syntax error: REFUND cannot be combined with PEEK') end
     end
+  end
+  return specs, peek
+end
+
+-- all_parse, remembered as parse_memo remembers a command's arguments (in
+-- the same tree, under 'all' and numkeys).
+local function all_specs(args, nkeys, len)
+  local root = PARSED.all
+  local t = root and root[nkeys]
+  for i = 1, len do
+    if t == nil then break end
+    t = t[args[i]]
+  end
+  local hit = t and t[LEAF]
+  if hit then return hit[1], hit[2] end
+  local specs, peek = all_parse(args, nkeys, len) -- (errors are not kept)
+  if NPARSED >= 4096 then
+    PARSED, NPARSED = {}, 0
+    return specs, peek
+  end
+  root = PARSED.all
+  if root == nil then
+    root = {}
+    PARSED.all = root
+  end
+  t = root[nkeys]
+  if t == nil then
+    t = {}
+    root[nkeys] = t
+  end
+  for i = 1, len do
+    local w = args[i]
+    local nxt = t[w]
+    if nxt == nil then
+      nxt = {}
+      t[w] = nxt
+    end
+    t = nxt
+  end
+  t[LEAF] = { specs, peek }
+  NPARSED = NPARSED + 1
+  return specs, peek
+end
+
+local function rl_all(keys, args)
+  local nkeys = #keys
+  local len = #args
+  -- The server's arity check of RL.ALL (-6: RL.ALL numkeys key spec limit window).
+  if 2 + nkeys + len < 6 then arity('RL.ALL') end
+  if nkeys < 1 or nkeys > 16 then fail('ERR numkeys is out of range (must be 1 to 16)') end
+  for second = 2, nkeys do
+    for first = 1, second - 1 do
+      if keys[first] == keys[second] then
+        fail('ERR key ' .. second .. ' is the same as key ' .. first .. ': each key may appear only once')
+      end
+    end
+  end
+  local tmpl, peek = all_specs(args, nkeys, len)
+  local specs = {}
+  for n = 1, #tmpl do
+    local t = tmpl[n]
+    specs[n] = { kind = t.kind, lim = t.lim, cost = t.cost, refund = t.refund }
   end
 
   local now = clock()
