@@ -494,8 +494,8 @@ function S.new(period_ms, count, burst)
     local below_next = X.sub(X.muldivceil(burst + 1, P, count), 1)
     s = { P = P, L = count, B = burst, unit = unit, allow = X.min(burst_ns, below_next) }
     s.span = X.max(s.allow, X.muldivceil(burst, P, count))
-    -- The plain-number path (fast_check, schedule_fast) when every value it
-    -- forms is an integer below 2^53, so exact in a double:
+    -- The plain-number paths (fast_check: s.small; k.fast: s.fast) when
+    -- every value they form is an integer below 2^53, so exact in a double:
     --   cost * P with cost <= B:              <= B * P          < 2^53;
     --   the charge ceil(cost * P / L):        <= ceil(B * P / L) <= span;
     --   backlog:                              <= span (read() caps it);
@@ -505,9 +505,21 @@ function S.new(period_ms, count, burst)
     --   ahead = ds * 10^9 + dn, ds < 9 * 10^6: < 9 * 10^15       < 2^53.
     -- Quotients of such values by exact divisors, floored, are exact
     -- (the rounding of a / d cannot reach the next integer: the gap to it is
-    -- at least 1/d, half an ulp of a / d is below it).
-    s.fast = type(P) == 'number' and type(s.span) == 'number' and burst * P < LIM and s.span * count < LIM
-      and 2 * s.span + 1000000000 < LIM
+    -- at least 1/d, half an ulp of a / d is below it). k.fast needs only
+    -- the last three lines' bounds (s.fast): it forms cost * P and room * L
+    -- with P / L in lowest terms, tests them per call (a product of two
+    -- numbers below 2^53 is below 2^53 exactly when its rounded value is)
+    -- and forms those past it with X, whose results (the charge <= span,
+    -- the remaining < 2^32) are numbers.
+    s.fast = type(P) == 'number' and type(s.span) == 'number' and 2 * s.span + 1000000000 < LIM
+    s.small = s.fast and burst * P < LIM and s.span * count < LIM
+    if s.fast then
+      -- P / L in lowest terms (Pr / Lr), for k.fast's products: with the
+      -- usual rates (L divides P: "100 per second") they stay small.
+      local a, b = P, count
+      while b > 0 do a, b = b, a % b end
+      s.Pr, s.Lr = P / a, count / a
+    end
   end
   if NSCHEDULES >= 1000 then SCHEDULES, NSCHEDULES = {}, 0 end
   SCHEDULES[memo] = s
@@ -588,7 +600,7 @@ local function write_at(now, backlog)
 end
 
 -- ceil(x / d) and the largest c with ceil(c * P / L) <= room, for numbers
--- whose products stay below 2^53 (s.fast).
+-- whose products stay below 2^53 (s.small).
 local function ceil_div(x, d)
   local q = floor(x / d)
   if q * d < x then q = q + 1 end
@@ -631,7 +643,7 @@ end
 function S.check(s, full_at, now, cost)
   local ahead = 0
   if full_at then ahead = ahead_of(full_at, now) end
-  if s.fast and type(ahead) == 'number' then return fast_check(s, ahead, now, cost) end
+  if s.small and type(ahead) == 'number' then return fast_check(s, ahead, now, cost) end
   local backlog, repair = sread(s, ahead)
   local function denied(retry)
     local w = nil
@@ -757,7 +769,12 @@ local function schedule_kind(tag, keyword)
     local allowed, retry, at = 0, -1, nil -- at: the backlog to store, if any
     if repair then at = backlog end
     if cost <= B then
-      local after = backlog + (cost == 1 and s.unit or ceil_div(cost * s.P, s.L))
+      local charge = s.unit
+      if cost ~= 1 then
+        charge = cost * s.Pr
+        if charge < LIM then charge = ceil_div(charge, s.Lr) else charge = X.muldivceil(cost, s.Pr, s.Lr) end
+      end
+      local after = backlog + charge
       if after <= allow or backlog == 0 then
         allowed, retry, backlog = 1, 0, after
         if cost > 0 then at = after elseif repair then at = after end
@@ -783,8 +800,8 @@ local function schedule_kind(tag, keyword)
       if rem <= 0 then
         rem = 0
       else
-        rem = rem * s.L
-        rem = (rem - rem % s.P) / s.P
+        local x = rem * s.Lr
+        if x < LIM then rem = (x - x % s.Pr) / s.Pr else rem = X.muldivfloor(rem, s.Lr, s.Pr) end
         if rem > B - 1 then rem = B - 1 end
       end
     end
