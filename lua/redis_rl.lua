@@ -556,12 +556,6 @@ end
 -- exact numbers) and stored as its decimal ns.
 local NS_PER_S = 1000000000
 
-local function parse_instant(digits)
-  local n = #digits
-  if n <= 9 then return { s = 0, n = tonumber(digits) } end
-  return { s = tonumber(digits:sub(1, n - 9)), n = tonumber(digits:sub(n - 8)) }
-end
-
 local function instant_string(t)
   if t.s == 0 then return fmt(t.n) end
   return fmt(t.s) .. sformat('%09d', t.n)
