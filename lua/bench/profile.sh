@@ -37,8 +37,11 @@ row "RL.GCRA" RL.GCRA KEY 1000000 1000
 row "FCALL rl_gcra" FCALL rl_gcra 1 KEY 1000000 1000
 row "EVALSHA rl_gcra (library, EVAL form)" EVALSHA_LIB 1 KEY rl_gcra 1000000 1000
 row "EVALSHA scripts/lua/gcra.lua" EVALSHA_BASE:gcra 1 KEY 1000000 1000 1000000 1
-# 10^9 per second: a unit of 1 ns, products past 2^53 (multi-limb path).
+# 10^9 per second: a unit of 1 ns; B * P past 2^53, but P / L is 1 / 1.
 row "FCALL rl_gcra 10^9 per second" FCALL rl_gcra 1 KEY 1000000000 1000
+# 999,999,937 (a prime) per second: room * L past 2^53 on every call, the
+# remaining count formed with multi-limb integers.
+row "FCALL rl_gcra 999999937 per second" FCALL rl_gcra 1 KEY 999999937 1000
 row "RL.TOKENBUCKET" RL.TOKENBUCKET KEY 1000000 1000000 1000
 row "FCALL rl_tokenbucket" FCALL rl_tokenbucket 1 KEY 1000000 1000000 1000
 row "EVALSHA scripts/lua/tokenbucket.lua" EVALSHA_BASE:tokenbucket 1 KEY 1000000 1000000 1000 1

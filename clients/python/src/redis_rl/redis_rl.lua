@@ -39,8 +39,9 @@ local LIB_VERSION = '1.0.0'
 local function build()
 -- Globals read once: a global read in a function may go through the
 -- server's protection metatable, a local is an upvalue.
-local type, tonumber, pcall, error, ipairs, unpack = type, tonumber, pcall, error, ipairs, unpack
+local type, tonumber, pcall, error, ipairs, pairs, unpack = type, tonumber, pcall, error, ipairs, pairs, unpack
 local sformat, tconcat, tsort = string.format, table.concat, table.sort
+local sfind, ssub, smatch = string.find, string.sub, string.match
 local rcall, rpcall, error_reply = redis.call, redis.pcall, redis.error_reply
 local HUGE = math.huge
 local X = {}
@@ -284,7 +285,12 @@ local function fail(msg) error({ rl_error = msg }, 0) end
 
 local function arity(cmd) fail("ERR wrong number of arguments for '" .. cmd .. "' command") end
 
-local function fmt(n) return sformat('%.0f', n) end
+-- An integer's decimal digits: %d (a C long) for one below 2^53 in size,
+-- %.0f (the double's exact value) past it; %d is cheaper by half.
+local function fmt(n)
+  if n < LIM and n > -LIM then return sformat('%d', n) end
+  return sformat('%.0f', n)
+end
 
 -- string2ll's grammar: "0", or an optional '-' and digits without a leading 0.
 -- Returns nil if not an integer, -1 for a negative one, HUGE past 2^64.
@@ -409,16 +415,6 @@ end
 -- RedisModule_Milliseconds.
 local MS_CLOCK = redis.REDIS_VERSION_NUM == nil or redis.REDIS_VERSION_NUM < 0x070200
 
-local function now_us()
-  local t = rcall('TIME')
-  local raw = tonumber(t[1]) * 1000000 + tonumber(t[2])
-  local us = raw
-  -- The module's clock: RedisModule_CachedMicroseconds (7.2+), else
-  -- RedisModule_Milliseconds.
-  if MS_CLOCK then us = us - us % 1000 end
-  return us, raw
-end
-
 local function ceil_ms_us(us) return floor((us + 999) / 1000) end
 
 ---------------------------------------------------------------------------
@@ -426,13 +422,6 @@ local function ceil_ms_us(us) return floor((us + 999) / 1000) end
 ---------------------------------------------------------------------------
 local function decision(allowed, limit, remaining, retry, reset)
   return { allowed = allowed, limit = limit, remaining = remaining, retry = retry, reset = reset }
-end
-
--- The reply array, made in the decision's own table (the server reads only
--- its array part).
-local function reply5(d)
-  d[1], d[2], d[3], d[4], d[5] = d.allowed and 1 or 0, d.limit, d.remaining, d.retry, d.reset
-  return d
 end
 
 ---------------------------------------------------------------------------
@@ -493,7 +482,7 @@ local SCHEDULES, NSCHEDULES = {}, 0
 function S.new(period_ms, count, burst)
   -- Schedules are remembered by their parameters (while the library stays
   -- loaded): the arithmetic below runs once per distinct limit.
-  local memo = period_ms .. ':' .. count .. ':' .. burst
+  local memo = sformat('%d:%d:%d', period_ms, count, burst) -- (integers to 10^12)
   local s = SCHEDULES[memo]
   if s ~= nil then return s or nil end
   if cmp(X.mul(burst, period_ms), X.mul(MAX_SPAN_MS, count)) > 0 then
@@ -505,9 +494,32 @@ function S.new(period_ms, count, burst)
     local below_next = X.sub(X.muldivceil(burst + 1, P, count), 1)
     s = { P = P, L = count, B = burst, unit = unit, allow = X.min(burst_ns, below_next) }
     s.span = X.max(s.allow, X.muldivceil(burst, P, count))
-    -- Every product check() forms (cost * P with cost <= B, backlog * L with
-    -- backlog <= span) below 2^53: plain arithmetic, exactly.
-    s.fast = type(P) == 'number' and type(s.span) == 'number' and burst * P < LIM and s.span * count < LIM
+    -- The plain-number paths (fast_check: s.small; k.fast: s.fast) when
+    -- every value they form is an integer below 2^53, so exact in a double:
+    --   cost * P with cost <= B:              <= B * P          < 2^53;
+    --   the charge ceil(cost * P / L):        <= ceil(B * P / L) <= span;
+    --   backlog:                              <= span (read() caps it);
+    --   after = backlog + charge:             <= 2 * span;
+    --   now.n + after (instant_after):        < 10^9 + 2 * span < 2^53;
+    --   room * L with room <= allow <= span:  <= span * L       < 2^53;
+    --   ahead = ds * 10^9 + dn, ds < 9 * 10^6: < 9 * 10^15       < 2^53.
+    -- Quotients of such values by exact divisors, floored, are exact
+    -- (the rounding of a / d cannot reach the next integer: the gap to it is
+    -- at least 1/d, half an ulp of a / d is below it). k.fast needs only
+    -- the last three lines' bounds (s.fast): it forms cost * P and room * L
+    -- with P / L in lowest terms, tests them per call (a product of two
+    -- numbers below 2^53 is below 2^53 exactly when its rounded value is)
+    -- and forms those past it with X, whose results (the charge <= span,
+    -- the remaining < 2^32) are numbers.
+    s.fast = type(P) == 'number' and type(s.span) == 'number' and 2 * s.span + 1000000000 < LIM
+    s.small = s.fast and burst * P < LIM and s.span * count < LIM
+    if s.fast then
+      -- P / L in lowest terms (Pr / Lr), for k.fast's products: with the
+      -- usual rates (L divides P: "100 per second") they stay small.
+      local a, b = P, count
+      while b > 0 do a, b = b, a % b end
+      s.Pr, s.Lr = P / a, count / a
+    end
   end
   if NSCHEDULES >= 1000 then SCHEDULES, NSCHEDULES = {}, 0 end
   SCHEDULES[memo] = s
@@ -543,12 +555,6 @@ end
 -- An instant in ns is kept as { s = seconds, n = ns in that second } (both
 -- exact numbers) and stored as its decimal ns.
 local NS_PER_S = 1000000000
-
-local function parse_instant(digits)
-  local n = #digits
-  if n <= 9 then return { s = 0, n = tonumber(digits) } end
-  return { s = tonumber(digits:sub(1, n - 9)), n = tonumber(digits:sub(n - 8)) }
-end
 
 local function instant_string(t)
   if t.s == 0 then return fmt(t.n) end
@@ -588,7 +594,7 @@ local function write_at(now, backlog)
 end
 
 -- ceil(x / d) and the largest c with ceil(c * P / L) <= room, for numbers
--- whose products stay below 2^53 (s.fast).
+-- whose products stay below 2^53 (s.small).
 local function ceil_div(x, d)
   local q = floor(x / d)
   if q * d < x then q = q + 1 end
@@ -631,7 +637,7 @@ end
 function S.check(s, full_at, now, cost)
   local ahead = 0
   if full_at then ahead = ahead_of(full_at, now) end
-  if s.fast and type(ahead) == 'number' then return fast_check(s, ahead, now, cost) end
+  if s.small and type(ahead) == 'number' then return fast_check(s, ahead, now, cost) end
   local backlog, repair = sread(s, ahead)
   local function denied(retry)
     local w = nil
@@ -701,17 +707,104 @@ end
 
 local function schedule_kind(tag, keyword)
   local k = { keyword = keyword, tag = tag }
-  local split = '^' .. tag .. '(%d+)(%d%d%d%d%d%d%d%d%d)$'
-  local whole = '^' .. tag .. '(%d+)$'
+  local whole = '^' .. tag .. '%d+$'
+  local FULL, SHORT = tag .. '%d%09d', tag .. '%d'
+  -- The reply of k.fast, one table filled again on every call (a function's
+  -- reply is read by the server before the next call runs, and this one is
+  -- never kept): no table to allocate and collect per call.
+  local REPLY = { 0, 0, 0, 0, 0 }
+  -- The stored instant "<tag><ns since the epoch>" (GET's reply v, not
+  -- nil): its seconds and its ns in that second.
+  local function decode(key, v)
+    -- (v.err: an error reply's text; a string's is string.err, nil.)
+    if v.err then wrong_kind(key, false, k.cmd) end
+    if not sfind(v, whole) then wrong_kind(key, v, k.cmd) end
+    local n = #v
+    -- (Digits only: the coercion reads them as tonumber does.)
+    if n <= 10 then return 0, ssub(v, 2) + 0 end
+    return ssub(v, 2, n - 9) + 0, ssub(v, n - 8) + 0
+  end
   function k.read(key)
     local v = rpcall('GET', key)
     if not v then return nil end
-    if type(v) == 'table' then wrong_kind(key, false, k.cmd) end
-    local sec, ns = v:match(split)
-    if sec then return { s = tonumber(sec), n = tonumber(ns) } end
-    local digits = v:match(whole)
-    if not digits then wrong_kind(key, v, k.cmd) end
-    return parse_instant(digits)
+    local sec, ns = decode(key, v)
+    return { s = sec, n = ns }
+  end
+  -- The command on a schedule whose arithmetic is plain numbers (s.fast,
+  -- see S.new for the bounds), not a refund: fast_check and the write
+  -- without their tables. Returns the reply; or nil, the state read and the
+  -- raw clock when the key's instant is too far ahead for plain numbers
+  -- (the caller goes on with S.check).
+  function k.fast(key, s, cost, peek)
+    local v = rpcall('GET', key)
+    local fs, fn
+    if v then fs, fn = decode(key, v) end
+    local t = rcall('TIME')
+    local raw = t[1] * 1000000 + t[2]
+    local us = raw
+    if MS_CLOCK then us = us - us % 1000 end
+    -- (x - x % d) / d is floor(x / d) without a call: for integers x below
+    -- 2^53, x % d = x - floor(x / d) * d is exact, so is the rest.
+    local nn = us % 1000000
+    local ns = (us - nn) / 1000000
+    nn = nn * 1000
+    local ahead = 0
+    if v then
+      local ds = fs - ns
+      if ds >= 9000000 then return nil, { s = fs, n = fn }, raw end
+      if ds >= 0 then
+        ahead = ds * 1000000000 + (fn - nn)
+        if ahead < 0 then ahead = 0 end
+      end
+    end
+    local allow, B = s.allow, s.B
+    local backlog, repair = ahead, false
+    if ahead > allow and ahead > s.span then backlog, repair = s.span, true end
+    local allowed, retry, at = 0, -1, nil -- at: the backlog to store, if any
+    if repair then at = backlog end
+    if cost <= B then
+      local charge = s.unit
+      if cost ~= 1 then
+        charge = cost * s.Pr
+        if charge < LIM then charge = ceil_div(charge, s.Lr) else charge = X.muldivceil(cost, s.Pr, s.Lr) end
+      end
+      local after = backlog + charge
+      if after <= allow or backlog == 0 then
+        allowed, retry, backlog = 1, 0, after
+        if cost > 0 then at = after elseif repair then at = after end
+      else
+        local wait = after - allow
+        if wait > backlog then wait = backlog end
+        retry = ceil_div(wait, 1000000)
+      end
+    end
+    if at and not peek then
+      -- write_at: now + at, and the expiry at that instant's next whole ms.
+      local n = nn + at
+      local r = n % 1000000000
+      local sec = ns + (n - r) / 1000000000
+      local up = r + 999999
+      rcall('SET', key, sec == 0 and sformat(SHORT, r) or sformat(FULL, sec, r),
+        'PXAT', sformat('%d', sec * 1000 + (up - up % 1000000) / 1000000))
+    end
+    -- fast_remaining(s, backlog) and ceil_div(backlog, 10^6), inline.
+    local rem = B
+    if backlog > 0 then
+      rem = allow - backlog
+      if rem <= 0 then
+        rem = 0
+      else
+        local x = rem * s.Lr
+        if x < LIM then rem = (x - x % s.Pr) / s.Pr else rem = X.muldivfloor(rem, s.Lr, s.Pr) end
+        if rem > B - 1 then rem = B - 1 end
+      end
+    end
+    local sub = backlog % 1000000
+    local reset = (backlog - sub) / 1000000
+    if sub > 0 then reset = reset + 1 end
+    local r = REPLY
+    r[1], r[2], r[3], r[4], r[5] = allowed, B, rem, retry, reset
+    return r
   end
   function k.check(lim, st, now, cost) return S.check(lim, st, now, cost) end
   function k.refund(lim, st, now, units) return S.refund(lim, st, now, units) end
@@ -752,18 +845,25 @@ function K.TOKENBUCKET.grammar(c)
   return s, o
 end
 
+-- Sections: the code of a kind that nothing outside it uses runs in a
+-- function of its own, called once: its closures find their upvalues in
+-- that function's few locals, not among the hundreds of this one's (the
+-- EVAL form builds the library on every call). Not indented, to keep it
+-- readable.
 ---------------------------------------------------------------------------
 -- Sliding window (core/sliding_window.rs), in us.
 -- State "S<window_start_ms>,<window_ms>,<cur>,<prev>".
 ---------------------------------------------------------------------------
 local SW = { keyword = 'SLIDE', positionals = 2, cmd = 'RL.SLIDE' }
 K.SLIDE = SW
+local function section_sliding_window() -- (see "Sections" above)
 
 function SW.grammar(c)
   local limit = next_count(c, 'limit')
   local window = next_period(c, 'window_ms')
   local o = options(c, false)
-  return { limit = limit, window_ms = window }, o
+  -- SW.fast when limit * w * 3 < 2^53 (w = window_ms * 1000): see there.
+  return { limit = limit, window_ms = window, fast = 3 * limit * window * 1000 < LIM }, o
 end
 
 function SW.read(key)
@@ -771,7 +871,8 @@ function SW.read(key)
   if v == nil then return nil end
   local a, b, cc, d = v:match('^(%d+),(%d+),(%d+),(%d+)$')
   if not a then fail(WRONGTYPE) end
-  return { start_ms = tonumber(a), window_ms = tonumber(b), cur = tonumber(cc), prev = tonumber(d) }
+  -- (Digits only: the coercion reads them as tonumber does, in one strtod.)
+  return { start_ms = a + 0, window_ms = b + 0, cur = cc + 0, prev = d + 0 }
 end
 
 local function sw_regrid(lim, s, start_ms)
@@ -847,6 +948,88 @@ function SW.check(lim, st, now, cost)
   return decision(false, limit, remaining(cur), ceil_ms_us(wait_us), ceil_ms_us(reset_us(cur))), repair_write()
 end
 
+-- The command (not a refund) in plain numbers, when 3 * limit * w < 2^53:
+-- SW.check, sw_counts and the write without their tables and closures.
+-- Every product below is then exact: counts are capped at limit before
+-- any product, cost <= limit where one is formed, so prev * (w - elapsed)
+-- <= limit * w, (cur + cost) * w <= 2 * limit * w, their sum <= 3 * limit
+-- * w, slack * w <= limit * w; and floor(a / b) of such values is exact.
+local SW_REPLY = { 0, 0, 0, 0, 0 } -- refilled per call, as schedule_kind's
+function SW.fast(key, lim, cost, peek)
+  local v = rpcall('GET', key)
+  local ss, sw, sc, sp -- the stored start_ms, window_ms, cur, prev
+  if v then
+    if v.err then wrong_kind(key, false, 'RL.SLIDE') end
+    local a, b, c, d = smatch(v, '^S(%d+),(%d+),(%d+),(%d+)$')
+    if not a then
+      if ssub(v, 1, 1) ~= 'S' then wrong_kind(key, v, 'RL.SLIDE') end
+      fail(WRONGTYPE)
+    end
+    ss, sw, sc, sp = a + 0, b + 0, c + 0, d + 0
+  end
+  local t = rcall('TIME')
+  local us = t[1] * 1000000 + t[2]
+  if MS_CLOCK then us = us - us % 1000 end
+  local window_ms, limit = lim.window_ms, lim.limit
+  local w = window_ms * 1000
+  local elapsed = us % w
+  local start_ms = (us - elapsed) / 1000
+  -- sw_counts / sw_regrid
+  local cur, prev, repair, forgets = 0, 0, false, false
+  if v then
+    if ss * 1000 > us then
+      cur, repair = limit, true
+    else
+      local prev_start = start_ms - window_ms
+      if prev_start < 0 then prev_start = 0 end
+      local e = ss + sw
+      if e > start_ms then cur = sc elseif e > prev_start then prev = sc end
+      if ss > start_ms then cur = cur + sp elseif ss > prev_start then prev = prev + sp end
+      if sw ~= window_ms then
+        if cur > 0 or prev > 0 then repair = true else forgets = true end
+      end
+      if cur > limit then cur, repair = limit, true end
+      if prev > limit then prev, repair = limit, true end
+    end
+  end
+  local to_end = w - elapsed
+  local lw = limit * w
+  local pw = prev * to_end
+  local allowed, retry, c = 0, -1, cur -- c: the count the reply reads
+  local wc = nil -- the count to store (nil: no write)
+  if repair then wc = cur end
+  if cost <= limit then
+    local after = cur + cost
+    if cost == 0 or pw + after * w <= lw then
+      allowed, retry, c = 1, 0, after
+      if cost > 0 or repair then wc = after end
+    else
+      local wait_us
+      if after <= limit then
+        wait_us = (w - floor((limit - after) * w / prev)) - elapsed
+      else
+        wait_us = to_end + (w - floor((limit - cost) * w / cur))
+      end
+      retry = floor((wait_us + 999) / 1000)
+    end
+  end
+  if not peek then
+    if wc then
+      rcall('SET', key, sformat('S%d,%d,%d,%d', start_ms, window_ms, wc, prev),
+        'PXAT', sformat('%d', start_ms + (wc > 0 and 2 or 1) * window_ms))
+    elseif forgets then
+      rcall('DEL', key)
+    end
+  end
+  local room = lw - (pw + c * w)
+  local reset_us = 0
+  if c > 0 then reset_us = to_end + w elseif prev > 0 then reset_us = to_end end
+  local r = SW_REPLY
+  r[1], r[2], r[3], r[4], r[5] = allowed, limit, room > 0 and floor(room / w) or 0, retry,
+    floor((reset_us + 999) / 1000)
+  return r
+end
+
 function SW.refund(lim, st, now, units)
   local now_us = now.us
   local w = lim.window_ms * 1000
@@ -884,19 +1067,28 @@ function SW.write(key, st, ch)
   end
 end
 
+end
+section_sliding_window()
+
 ---------------------------------------------------------------------------
 -- Quota (core/quota.rs, core/calendar.rs), in ms.
 -- State "Q<count>,<start_ms>,<end_ms>".
 ---------------------------------------------------------------------------
 local Q = { keyword = 'QUOTA', positionals = 2, cmd = 'RL.QUOTA' }
 K.QUOTA = Q
+local function section_quota() -- (see "Sections" above)
 
 local UNITS = { HOUR = true, DAY = true, WEEK = true, MONTH = true, YEAR = true }
 
+-- The zone tables, made by zones() when a TZ is first named (the EVAL
+-- form builds the library on every call, most calls name none).
+local FIXED_ZONES, zone_data, zone_names
+local function zones()
+if zone_names then return end
 -- Zones with one fixed UTC offset forever, as the module's tzdb has them
 -- (seconds east of UTC). Names compare case-insensitively, as jiff's do.
 -- (Etc/GMT+N is N hours WEST of Greenwich: POSIX signs.)
-local FIXED_ZONES = {
+FIXED_ZONES = {
   ['utc'] = 0, ['etc/utc'] = 0, ['etc/uct'] = 0, ['uct'] = 0, ['etc/universal'] = 0, ['universal'] = 0,
   ['etc/zulu'] = 0, ['zulu'] = 0, ['gmt'] = 0, ['etc/gmt'] = 0, ['etc/gmt+0'] = 0, ['etc/gmt-0'] = 0,
   ['etc/gmt0'] = 0, ['gmt+0'] = 0, ['gmt-0'] = 0, ['gmt0'] = 0, ['greenwich'] = 0, ['etc/greenwich'] = 0,
@@ -1010,6 +1202,8 @@ local FIXED_ZONES = {
     ['us/pacific'] = 5,
   }
   -- GENERATED ZONES END
+zone_data, zone_names = ZONE_DATA, ZONE_NAMES
+end
 local ZONE_END_MS = 7258118400000 -- 2200-01-01T00:00Z: the rules run a year past it
 local ZONE_CACHE = {}
 
@@ -1018,7 +1212,7 @@ local ZONE_CACHE = {}
 local function zone_rules(i)
   local z = ZONE_CACHE[i]
   if z then return z end
-  local data = ZONE_DATA[i]
+  local data = zone_data[i]
   local init = tonumber(data:match('^(%-?%d+)'))
   z = { init = init * 1000, T = {}, B = {}, O = {} }
   local t, prev = 0, init * 1000
@@ -1172,8 +1366,9 @@ function Q.grammar(c)
   if tz then
     local off = nil
     if #tz > 0 and #tz <= 64 then
+      zones()
       off = FIXED_ZONES[tz:lower()]
-      local zi = ZONE_NAMES[tz:lower()]
+      local zi = zone_names[tz:lower()]
       if off == nil and zi then
         off = 0
         lim.zone = zi
@@ -1187,6 +1382,7 @@ function Q.grammar(c)
     end
     lim.offset_ms = off * 1000
   end
+  lim.fast = true -- Q.fast
   return lim, o
 end
 
@@ -1195,7 +1391,7 @@ function Q.read(key)
   if v == nil then return nil end
   local a, b, cc = v:match('^(%d+),(%d+),(%d+)$')
   if not a then fail(WRONGTYPE) end
-  return { count = tonumber(a), start_ms = tonumber(b), end_ms = tonumber(cc) }
+  return { count = a + 0, start_ms = b + 0, end_ms = cc + 0 }
 end
 
 -- Quota::read: count, window, repair
@@ -1242,6 +1438,66 @@ function Q.check(lim, st, now, cost)
   return q_decision(lim, false, count, win, now_ms, retry), rw
 end
 
+-- The command (not a refund) without Q.check's tables: counts below 2^32
+-- and instants in ms are plain numbers, exactly.
+local Q_REPLY = { 0, 0, 0, 0, 0 } -- refilled per call, as schedule_kind's
+function Q.fast(key, lim, cost, peek)
+  local v = rpcall('GET', key)
+  local sc, ss, se -- the stored count, start_ms, end_ms
+  if v then
+    if v.err then wrong_kind(key, false, 'RL.QUOTA') end
+    local a, b, c = smatch(v, '^Q(%d+),(%d+),(%d+)$')
+    if not a then
+      if ssub(v, 1, 1) ~= 'Q' then wrong_kind(key, v, 'RL.QUOTA') end
+      fail(WRONGTYPE)
+    end
+    sc, ss, se = a + 0, b + 0, c + 0
+  end
+  local t = rcall('TIME')
+  local us = t[1] * 1000000 + t[2]
+  if MS_CLOCK then us = us - us % 1000 end
+  local now_ms = floor(us / 1000)
+  local win = quota_window(lim, now_ms)
+  local limit = lim.limit
+  -- q_read: count, the window [ws, we), repair
+  local count, ws, we, repair = 0, win.start_ms, win.end_ms, false
+  if v and se > now_ms then
+    if ss > now_ms then
+      count, repair = limit, true
+    else
+      count = sc < limit and sc or limit
+      if se > we then
+        ws, we = ss, se
+      else
+        repair = ss ~= ws or se ~= we
+      end
+    end
+  end
+  local allowed, retry, c = 0, -1, count -- c: the count the reply reads
+  local wc = nil -- the count to store (nil: no write)
+  if repair then wc = count end
+  if cost <= limit then
+    if count + cost <= limit then
+      allowed, retry, c = 1, 0, count + cost
+      if cost > 0 or repair then wc = c end
+    else
+      retry = we - now_ms
+      if retry < 0 then retry = 0 end
+    end
+  end
+  if wc and not peek then
+    rcall('SET', key, sformat('Q%d,%d,%d', wc, ws, we), 'PXAT', sformat('%d', we))
+  end
+  local reset = 0
+  if c > 0 then
+    reset = we - now_ms
+    if reset < 0 then reset = 0 end
+  end
+  local r = Q_REPLY
+  r[1], r[2], r[3], r[4], r[5] = allowed, limit, limit - c, retry, reset
+  return r
+end
+
 function Q.refund(lim, st, now, units)
   local now_ms = now.ms
   local count, win = q_read(lim, st, quota_window(lim, now_ms), now_ms)
@@ -1263,12 +1519,16 @@ function Q.write(key, st, ch)
   end
 end
 
+end
+section_quota()
+
 ---------------------------------------------------------------------------
 -- Sliding log (core/log.rs), in us.
 -- State "L<window_ms>" then ";<t_us>,<cost>" per entry, oldest first.
 ---------------------------------------------------------------------------
 local LG = { keyword = 'LOG', positionals = 2, cmd = 'RL.LOG' }
 K.LOG = LG
+local function section_sliding_log() -- (see "Sections" above)
 
 function LG.grammar(c)
   local limit = int_in(next_arg(c, 'limit'), 'limit', 1, 10000)
@@ -1283,26 +1543,33 @@ function LG.read(key)
   local wms, rest = v:match('^(%d+)(.*)$')
   if not wms then fail(WRONGTYPE) end
   local e = {}
-  for t, c in rest:gmatch(';(%d+),(%d+)') do e[#e + 1] = { tonumber(t), tonumber(c) } end
-  return { window_ms = tonumber(wms), e = e }
+  for t, c in rest:gmatch(';(%d+),(%d+)') do e[#e + 1] = { t + 0, c + 0 } end
+  return { window_ms = wms + 0, e = e }
 end
 
--- View: the entries as this call reads them (SlidingLog::read).
+-- View: the entries as this call reads them (SlidingLog::read). The view
+-- shares the state's entry tables ({ t_us, cost }); the functions below
+-- replace an entry they change (the state read stays as it was: rl_all
+-- decides again on it).
 local function lg_view(lim, st, now_us)
   local view = { e = {}, total = 0 }
   if not st then return view, false end
   local W = lim.W
   local e, n = st.e, #st.e
+  local ve, vn, total = view.e, 0, 0
   local future, repaired = 0, st.window_ms ~= lim.window_ms
   for i = 1, n do
-    local t, c = e[i][1], e[i][2]
+    local x = e[i]
+    local t = x[1]
     if t > now_us then
-      future = future + c
+      future = future + x[2]
     elseif t + W > now_us then
-      view.e[#view.e + 1] = { t, c }
-      view.total = view.total + c
+      vn = vn + 1
+      ve[vn] = x
+      total = total + x[2]
     end
   end
+  view.total = total
   if future > 0 or (n > 0 and e[n][1] > now_us) then
     repaired = true
   end
@@ -1313,7 +1580,7 @@ local function lg_add(view, t, cost)
   view.total = view.total + cost
   local n = #view.e
   if n > 0 and view.e[n][1] == t then
-    view.e[n][2] = view.e[n][2] + cost
+    view.e[n] = { t, view.e[n][2] + cost }
   else
     view.e[n + 1] = { t, cost }
   end
@@ -1329,7 +1596,7 @@ local function lg_drop_oldest(view, units)
       view.total = view.total - c
       first = first + 1
     else
-      e[first][2] = c - units
+      e[first] = { e[first][1], c - units }
       view.total = view.total - units
       units = 0
     end
@@ -1348,8 +1615,7 @@ local function lg_drop_newest(view, units)
     local cut = last[2] < units and last[2] or units
     units = units - cut
     view.total = view.total - cut
-    last[2] = last[2] - cut
-    if last[2] == 0 then e[#e] = nil end
+    if last[2] == cut then e[#e] = nil else e[#e] = { last[1], last[2] - cut } end
   end
 end
 
@@ -1417,11 +1683,44 @@ function LG.write(key, st, ch)
   if ch.w then
     local s = ch.w.state
     local parts = { 'L', fmt(s.window_ms) }
-    for i = 1, #s.e do parts[#parts + 1] = ';' .. fmt(s.e[i][1]) .. ',' .. fmt(s.e[i][2]) end
+    local e = s.e
+    for i = 1, #e do
+      local t, c = e[i][1], e[i][2]
+      if t < LIM and c < LIM then
+        parts[i + 2] = sformat(';%d,%d', t, c)
+      else
+        parts[i + 2] = ';' .. fmt(t) .. ',' .. fmt(c)
+      end
+    end
     set_string(key, tconcat(parts), ch.w.expire)
   else
     del_key(key, st ~= nil)
   end
+end
+
+end
+section_sliding_log()
+
+-- now: { us = , ms = , s = , n = , raw = } from TIME's raw us.
+local function clock_at(raw)
+  local us = raw
+  -- The module's clock: RedisModule_CachedMicroseconds (7.2+), else
+  -- RedisModule_Milliseconds.
+  if MS_CLOCK then us = us - us % 1000 end
+  local ms = floor(us / 1000)
+  local sec = floor(us / 1000000)
+  return { us = us, ms = ms, s = sec, n = (us - sec * 1000000) * 1000, raw = raw }
+end
+
+local function clock()
+  local t = rcall('TIME')
+  -- (TIME's digits, read as tonumber reads them.)
+  return clock_at(t[1] * 1000000 + t[2])
+end
+
+local function one_key(keys, name)
+  if #keys ~= 1 then fail('ERR ' .. name .. ' takes exactly 1 key') end
+  return keys[1]
 end
 
 ---------------------------------------------------------------------------
@@ -1431,6 +1730,7 @@ end
 ---------------------------------------------------------------------------
 local LS = { keyword = 'CONCURRENCY', positionals = 2, cmd = 'RL.ACQUIRE' }
 K.CONCURRENCY = LS
+local function section_leases() -- (see "Sections" above)
 
 function LS.grammar(c)
   c.refund = false
@@ -1438,11 +1738,12 @@ function LS.grammar(c)
   local lease_ms = next_period(c, 'lease_ms')
   local o, id = options(c, false, 'ID')
   if id and (#id < 1 or #id > MAX_ID_LEN) then fail('ERR ID must be 1 to 128 bytes') end
-  return { limit = limit, lease_ms = lease_ms, id = id }, o
+  -- LS.fast for generated ids (a named lease may renew).
+  return { limit = limit, lease_ms = lease_ms, id = id, fast = id == nil }, o
 end
 
-function LS.read(key)
-  local v = rpcall('HGETALL', key)
+-- The lease set from HGETALL's reply v (nil: no key).
+function LS.parse(key, v)
   if v.err then wrong_kind(key, nil, 'RL.ACQUIRE') end
   if #v == 0 then return nil end
   local st = { leases = {}, by_id = {} }
@@ -1451,11 +1752,11 @@ function LS.read(key)
     if f == '' then
       local seq, last = val:match('^(%d+),(%d+)$')
       if not seq then fail(WRONGTYPE) end
-      st.seq, st.last = tonumber(seq), tonumber(last)
+      st.seq, st.last = seq + 0, last + 0
     else
       local dl, units, lms = val:match('^(%d+),(%d+),(%d+)$')
       if not dl then fail(WRONGTYPE) end
-      local l = { id = f, dl = tonumber(dl), units = tonumber(units), lms = tonumber(lms) }
+      local l = { id = f, dl = dl + 0, units = units + 0, lms = lms + 0 }
       st.leases[#st.leases + 1] = l
       st.by_id[f] = l
     end
@@ -1463,6 +1764,8 @@ function LS.read(key)
   if not st.seq then fail(WRONGTYPE) end
   return st
 end
+
+function LS.read(key) return LS.parse(key, rpcall('HGETALL', key)) end
 
 local function l_start(l)
   local s = l.dl - l.lms * 1000
@@ -1611,11 +1914,15 @@ local function l_acquire(lim, st, now, cost)
     if GEN.next > seq then seq = GEN.next end
     if now.raw > seq then seq = now.raw end
     local now_ms = floor(now_us / 1000)
-    id = fmt(now_ms) .. '-' .. fmt(seq)
+    local function gen_id()
+      if seq < LIM then return sformat('%d-%d', now_ms, seq) end
+      return fmt(now_ms) .. '-' .. fmt(seq)
+    end
+    id = gen_id()
     -- Never an id a live lease holds (a client may have named one so).
     while l_live(r, id) do
       seq = seq + 1
-      id = fmt(now_ms) .. '-' .. fmt(seq)
+      id = gen_id()
     end
     seq = seq + 1
     GEN.next = seq
@@ -1644,6 +1951,18 @@ local function hcall(cmd, key, list)
   end
 end
 
+-- A lease's field value (non-negative numbers: read as digits, or made of
+-- such).
+local function enc(dl, units, lms)
+  if dl < LIM and units < LIM and lms < LIM then return sformat('%d,%d,%d', dl, units, lms) end
+  return fmt(dl) .. ',' .. fmt(units) .. ',' .. fmt(lms)
+end
+
+local function enc_meta(seq, last)
+  if seq < LIM and last < LIM then return sformat('%d,%d', seq, last) end
+  return fmt(seq) .. ',' .. fmt(last)
+end
+
 -- LeaseChange::apply, as hash edits.
 function LS.write(key, st, ch, now)
   if ch.delete then
@@ -1652,7 +1971,6 @@ function LS.write(key, st, ch, now)
   end
   local nowv = now.us
   local set, del = {}, {}
-  local function enc(dl, units, lms) return fmt(dl) .. ',' .. fmt(units) .. ',' .. fmt(lms) end
   if st then
     for _, l in ipairs(st.leases) do
       if l.dl <= nowv then
@@ -1674,37 +1992,177 @@ function LS.write(key, st, ch, now)
     del[#del + 1] = ch.id
   end
   set[#set + 1] = ''
-  set[#set + 1] = fmt(ch.seq) .. ',' .. fmt(ch.last)
+  set[#set + 1] = enc_meta(ch.seq, ch.last)
   if #del > 0 then hcall('HDEL', key, del) end
   hcall('HSET', key, set)
   rcall('PEXPIREAT', key, fmt(ch.expire))
 end
 
+-- The plain path of leases, for the common case: HGETALL's flat reply read
+-- in one pass (checked as LS.parse checks it) into the few sums a decision
+-- needs, no table per lease. scan(key, v, us, except) -> seq, last (the
+-- meta field), live units, the latest deadline of the live leases other
+-- than `except` (as l_last: each capped at now + its lease_ms), the
+-- expired ids (a list, or nil), and whether `except` is live.
+local function ls_scan(key, v, us, except)
+  local seq, last, live, latest, expired, mine = nil, nil, 0, nil, nil, false
+  for i = 1, #v, 2 do
+    local f, val = v[i], v[i + 1]
+    if f == '' then
+      local a, b = smatch(val, '^(%d+),(%d+)$')
+      if not a then fail(WRONGTYPE) end
+      seq, last = a + 0, b + 0
+    else
+      local a, b, c = smatch(val, '^(%d+),(%d+),(%d+)$')
+      if not a then fail(WRONGTYPE) end
+      local dl = a + 0
+      if dl <= us then
+        if expired then expired[#expired + 1] = f else expired = { f } end
+      else
+        live = live + b
+        if f == except then
+          mine = true
+        else
+          local cap = us + c * 1000
+          if cap < dl then dl = cap end
+          if latest == nil or dl > latest then latest = dl end
+        end
+      end
+    end
+  end
+  if not seq then fail(WRONGTYPE) end
+  return seq, last, live, latest, expired, mine
+end
+
+-- Whether a live lease holds the id (v: HGETALL's reply, checked).
+local function ls_live_id(v, id, us)
+  for i = 1, #v, 2 do
+    if v[i] == id then return smatch(v[i + 1], '^%d+') + 0 > us end
+  end
+  return false
+end
+
+local function ls_time()
+  local t = rcall('TIME')
+  local raw = t[1] * 1000000 + t[2]
+  local us = raw
+  if MS_CLOCK then us = us - us % 1000 end
+  return us, raw
+end
+
+-- RL.ACQUIRE with a generated id, COST > 0, no PEEK, while the clock has
+-- not gone back past the key's last start (else, and for a denial that
+-- must wait, the caller goes on with l_acquire: nil, the lease set, raw).
+function LS.fast(key, lim, cost, peek)
+  if cost == 0 or peek then return nil end
+  local v = rpcall('HGETALL', key)
+  if v.err then wrong_kind(key, nil, 'RL.ACQUIRE') end
+  local us, raw = ls_time()
+  local seq, last, live, latest, expired = 0, 0, 0, nil, nil
+  if #v > 0 then seq, last, live, latest, expired = ls_scan(key, v, us, nil) end
+  local limit = lim.limit
+  if last > us or (cost <= limit and live + cost > limit) then return nil, LS.parse(key, v), raw end
+  if cost > limit then
+    -- read_only(false, -1): nothing written.
+    local reset = 0
+    if latest then reset = ceil_ms_us(latest - us) end
+    local rem = limit - live
+    return { 0, limit, rem > 0 and rem or 0, -1, reset, false }
+  end
+  -- A generated id (see l_acquire).
+  if GEN.next > seq then seq = GEN.next end
+  if raw > seq then seq = raw end
+  local now_ms = floor(us / 1000)
+  local id = seq < LIM and sformat('%d-%d', now_ms, seq) or fmt(now_ms) .. '-' .. fmt(seq)
+  while #v > 0 and ls_live_id(v, id, us) do
+    seq = seq + 1
+    id = seq < LIM and sformat('%d-%d', now_ms, seq) or fmt(now_ms) .. '-' .. fmt(seq)
+  end
+  seq = seq + 1
+  GEN.next = seq
+  local deadline = us + lim.lease_ms * 1000
+  if latest == nil or deadline > latest then latest = deadline end
+  -- LS.write: the expired leases go (but one under the new id, set anew).
+  if expired then
+    local del = {}
+    for i = 1, #expired do
+      if expired[i] ~= id then del[#del + 1] = expired[i] end
+    end
+    if #del > 0 then hcall('HDEL', key, del) end
+  end
+  rcall('HSET', key, id, enc(deadline, cost, lim.lease_ms), '', enc_meta(seq, us))
+  rcall('PEXPIREAT', key, fmt(floor((latest + 999) / 1000)))
+  local rem = limit - live - cost
+  return { 1, limit, rem > 0 and rem or 0, 0, ceil_ms_us(latest - us), id }
+end
+
+-- commands/lease.rs
+function LS.release_command(keys, args)
+  local key = one_key(keys, 'rl_release')
+  if #args ~= 1 then arity('RL.RELEASE') end
+  local id = args[1]
+  if #id < 1 or #id > MAX_ID_LEN then fail('ERR id must be 1 to 128 bytes') end
+  local v = rpcall('HGETALL', key)
+  if v.err then wrong_kind(key, nil, 'RL.ACQUIRE') end
+  if #v == 0 then return 0 end
+  local us, raw = ls_time()
+  local seq, last, _, latest, expired, mine = ls_scan(key, v, us, id)
+  if last > us then
+    -- The clock went back: Reading::write_around's clamping.
+    local st, now = LS.parse(key, v), clock_at(raw)
+    local r = l_reading(st, now.us, 0)
+    if not l_live(r, id) then return 0 end
+    local ch = l_write(r, 'release', 'release', id, nil, r.seq)
+    LS.write(key, st, ch, now)
+    return 1
+  end
+  if not mine then return 0 end
+  -- l_write + LS.write: the key goes with its last live lease; else the
+  -- expired leases and this one go, the expiry follows the latest.
+  if latest == nil then
+    rcall('DEL', key)
+    return 1
+  end
+  local del = expired or {}
+  del[#del + 1] = id
+  hcall('HDEL', key, del)
+  rcall('HSET', key, '', enc_meta(seq, last))
+  rcall('PEXPIREAT', key, fmt(floor((latest + 999) / 1000)))
+  return 1
+end
+
+function LS.renew_command(keys, args)
+  local key = one_key(keys, 'rl_renew')
+  if #args ~= 2 then arity('RL.RENEW') end
+  local id = args[1]
+  if #id < 1 or #id > MAX_ID_LEN then fail('ERR id must be 1 to 128 bytes') end
+  local lease_ms = int_in(args[2], 'lease_ms', 1, MAX_PERIOD_MS)
+  local st = LS.read(key)
+  local now = clock()
+  local r = l_reading(st, now.us, 0)
+  if not l_live(r, id) then return 0 end
+  local dl = now.us + lease_ms * 1000
+  local ch = l_write(r, 'renew', 'renew', id, dl, r.seq, { dl = dl, lms = lease_ms })
+  LS.write(key, st, ch, now)
+  return 1
+end
+
+end
+section_leases()
+
 ---------------------------------------------------------------------------
 -- Entry points
 ---------------------------------------------------------------------------
+local function section_entry_points() -- (see "Sections" above)
 local KEYWORDS = { 'GCRA', 'TOKENBUCKET', 'SLIDE', 'LOG', 'QUOTA', 'CONCURRENCY' }
 local EXPECTED = 'GCRA, TOKENBUCKET, SLIDE, LOG, QUOTA or CONCURRENCY'
 
-local function clock()
-  local us, raw = now_us()
-  local ms = floor(us / 1000)
-  local sec = floor(us / 1000000)
-  return { us = us, ms = ms, s = sec, n = (us - sec * 1000000) * 1000, raw = raw }
-end
-
-local function one_key(keys, name)
-  if #keys ~= 1 then fail('ERR ' .. name .. ' takes exactly 1 key') end
-  return keys[1]
-end
-
+-- The reply array (a new table, its array part sized by the constructor).
 local function reply_kind(kind, d, ch)
-  local r = reply5(d)
   if kind == LS then
-    local id = LS.lease_of(ch)
-    r[6] = id or false
+    return { d.allowed and 1 or 0, d.limit, d.remaining, d.retry, d.reset, LS.lease_of(ch) or false }
   end
-  return r
+  return { d.allowed and 1 or 0, d.limit, d.remaining, d.retry, d.reset }
 end
 
 -- Parsed arguments, remembered by their exact words (while the library
@@ -1764,12 +2222,8 @@ end
 
 -- commands/mod.rs run()
 local function kind_command(kind, fname)
-  return function(keys, args)
-    local key = one_key(keys, fname)
-    if #args < kind.positionals then arity(kind.cmd) end
-    local lim, o = parse_memo(memo_of(kind, 'cmd'), args, 1, kind, kind.cmd, true)
-    local st = kind.read(key)
-    local now = clock()
+  local fast, positionals, cmd = kind.fast, kind.positionals, kind.cmd
+  local function run(key, lim, o, st, now)
     local d, ch
     if o.refund then
       d, ch = kind.settle(lim, st, now, o.refund)
@@ -1779,6 +2233,33 @@ local function kind_command(kind, fname)
     local wrote = not o.peek and ch ~= nil
     if wrote then kind.write(key, st, ch, now) end
     return reply_kind(kind, d, wrote and ch or nil)
+  end
+  return function(keys, args)
+    if #keys ~= 1 then fail('ERR ' .. fname .. ' takes exactly 1 key') end
+    local key = keys[1]
+    if #args < positionals then arity(cmd) end
+    -- parse_memo's look-up, inline.
+    local t, hit = PARSED[kind], nil
+    if t then
+      t = t.cmd
+      for i = 1, #args do
+        t = t[args[i]]
+        if t == nil then break end
+      end
+      if t then hit = t[LEAF] end
+    end
+    local lim, o
+    if hit then
+      lim, o = hit[1], hit[2]
+    else
+      lim, o = parse_memo(memo_of(kind, 'cmd'), args, 1, kind, cmd, true)
+    end
+    if fast and lim.fast and not o.refund then
+      local r, st, raw = fast(key, lim, o.cost, o.peek)
+      if r then return r end
+      if raw then return run(key, lim, o, st, clock_at(raw)) end
+    end
+    return run(key, lim, o, kind.read(key), clock())
   end
 end
 
@@ -1811,40 +2292,15 @@ local function rl_peek(keys, args)
   end
   if #args < 1 + kind.positionals then arity('RL.PEEK') end
   local lim, o = parse_memo(memo_of(kind, 'peek'), args, 2, kind, 'RL.PEEK', false)
+  if kind.fast and lim.fast then
+    -- The plain path with PEEK: it writes nothing.
+    local r, st, raw = kind.fast(key, lim, o.cost, true)
+    if r then return r end
+    if raw then return reply_kind(kind, kind.decide(lim, st, clock_at(raw), o.cost), nil) end
+  end
   local st = kind.read(key)
   local d = kind.decide(lim, st, clock(), o.cost)
   return reply_kind(kind, d, nil)
-end
-
--- commands/lease.rs
-local function rl_release(keys, args)
-  local key = one_key(keys, 'rl_release')
-  if #args ~= 1 then arity('RL.RELEASE') end
-  local id = args[1]
-  if #id < 1 or #id > MAX_ID_LEN then fail('ERR id must be 1 to 128 bytes') end
-  local st = LS.read(key)
-  local now = clock()
-  local r = l_reading(st, now.us, 0)
-  if not l_live(r, id) then return 0 end
-  local ch = l_write(r, 'release', 'release', id, nil, r.seq)
-  LS.write(key, st, ch, now)
-  return 1
-end
-
-local function rl_renew(keys, args)
-  local key = one_key(keys, 'rl_renew')
-  if #args ~= 2 then arity('RL.RENEW') end
-  local id = args[1]
-  if #id < 1 or #id > MAX_ID_LEN then fail('ERR id must be 1 to 128 bytes') end
-  local lease_ms = int_in(args[2], 'lease_ms', 1, MAX_PERIOD_MS)
-  local st = LS.read(key)
-  local now = clock()
-  local r = l_reading(st, now.us, 0)
-  if not l_live(r, id) then return 0 end
-  local dl = now.us + lease_ms * 1000
-  local ch = l_write(r, 'renew', 'renew', id, dl, r.seq, { dl = dl, lms = lease_ms })
-  LS.write(key, st, ch, now)
-  return 1
 end
 
 -- commands/all_args.rs + all.rs: FCALL rl_all numkeys keys... specs... [PEEK]
@@ -1855,19 +2311,9 @@ local function ends_spec(word)
   return up == 'PEEK' or kind_by_keyword(word) ~= nil
 end
 
-local function rl_all(keys, args)
-  local nkeys = #keys
-  local len = #args
-  -- The server's arity check of RL.ALL (-6: RL.ALL numkeys key spec limit window).
-  if 2 + nkeys + len < 6 then arity('RL.ALL') end
-  if nkeys < 1 or nkeys > 16 then fail('ERR numkeys is out of range (must be 1 to 16)') end
-  for second = 2, nkeys do
-    for first = 1, second - 1 do
-      if keys[first] == keys[second] then
-        fail('ERR key ' .. second .. ' is the same as key ' .. first .. ': each key may appear only once')
-      end
-    end
-  end
+-- The specs of rl_all's arguments (all_args.rs): { kind, lim, cost, refund }
+-- each, and PEEK.
+local function all_parse(args, nkeys, len)
   local specs = {}
   local i = 1
   while #specs < nkeys do
@@ -1914,6 +2360,68 @@ local function rl_all(keys, args)
     for _, s in ipairs(specs) do
       if s.refund then fail('ERR syntax error: REFUND cannot be combined with PEEK') end
     end
+  end
+  return specs, peek
+end
+
+-- all_parse, remembered as parse_memo remembers a command's arguments (in
+-- the same tree, under 'all' and numkeys).
+local function all_specs(args, nkeys, len)
+  local root = PARSED.all
+  local t = root and root[nkeys]
+  for i = 1, len do
+    if t == nil then break end
+    t = t[args[i]]
+  end
+  local hit = t and t[LEAF]
+  if hit then return hit[1], hit[2] end
+  local specs, peek = all_parse(args, nkeys, len) -- (errors are not kept)
+  if NPARSED >= 4096 then
+    PARSED, NPARSED = {}, 0
+    return specs, peek
+  end
+  root = PARSED.all
+  if root == nil then
+    root = {}
+    PARSED.all = root
+  end
+  t = root[nkeys]
+  if t == nil then
+    t = {}
+    root[nkeys] = t
+  end
+  for i = 1, len do
+    local w = args[i]
+    local nxt = t[w]
+    if nxt == nil then
+      nxt = {}
+      t[w] = nxt
+    end
+    t = nxt
+  end
+  t[LEAF] = { specs, peek }
+  NPARSED = NPARSED + 1
+  return specs, peek
+end
+
+local function rl_all(keys, args)
+  local nkeys = #keys
+  local len = #args
+  -- The server's arity check of RL.ALL (-6: RL.ALL numkeys key spec limit window).
+  if 2 + nkeys + len < 6 then arity('RL.ALL') end
+  if nkeys < 1 or nkeys > 16 then fail('ERR numkeys is out of range (must be 1 to 16)') end
+  for second = 2, nkeys do
+    for first = 1, second - 1 do
+      if keys[first] == keys[second] then
+        fail('ERR key ' .. second .. ' is the same as key ' .. first .. ': each key may appear only once')
+      end
+    end
+  end
+  local tmpl, peek = all_specs(args, nkeys, len)
+  local specs = {}
+  for n = 1, #tmpl do
+    local t = tmpl[n]
+    specs[n] = { kind = t.kind, lim = t.lim, cost = t.cost, refund = t.refund }
   end
 
   local now = clock()
@@ -1970,24 +2478,23 @@ local FUNCS = {
   rl_log = kind_command(K.LOG, 'rl_log'),
   rl_quota = kind_command(K.QUOTA, 'rl_quota'),
   rl_acquire = kind_command(K.CONCURRENCY, 'rl_acquire'),
-  rl_release = rl_release,
-  rl_renew = rl_renew,
+  rl_release = LS.release_command,
+  rl_renew = LS.renew_command,
   rl_all = rl_all,
   rl_peek = rl_peek,
   rl_version = rl_version,
 }
+return FUNCS
+end
+local FUNCS = section_entry_points()
 
-local function call(name, keys, args)
-    local f = FUNCS[name]
-    if not f then
-      return error_reply('ERR redis_rl: the first argument after the keys names the function (rl_gcra ...)')
-    end
-    local ok, res = pcall(f, keys, args)
-    if ok then return res end
-    if type(res) == 'table' and res.rl_error then return error_reply(res.rl_error) end
-    error(res, 0)
-  end
-  return call
+-- What a function's entry does with an error its pcall caught: our own
+-- (raised as tables) become error replies; anything else is raised again.
+local function caught(res)
+  if type(res) == 'table' and res.rl_error then return error_reply(res.rl_error) end
+  error(res, 0)
+end
+return { funcs = FUNCS, caught = caught, pcall = pcall }
 end
 
 local NAMES = { 'rl_gcra', 'rl_tokenbucket', 'rl_slide', 'rl_log', 'rl_quota', 'rl_acquire', 'rl_release',
@@ -1999,11 +2506,17 @@ if redis.register_function then
     local name = NAMES[i]
     local flags = {}
     if name == 'rl_peek' or name == 'rl_version' then flags = { 'no-writes' } end
+    local f, caught, protect = nil, nil, nil
     redis.register_function({
       function_name = name,
       callback = function(keys, args)
-        if not lib then lib = build() end
-        return lib(name, keys, args)
+        if not f then
+          if not lib then lib = build() end
+          f, caught, protect = lib.funcs[name], lib.caught, lib.pcall
+        end
+        local ok, res = protect(f, keys, args)
+        if ok then return res end
+        return caught(res)
       end,
       flags = flags,
     })
@@ -2012,5 +2525,12 @@ else
   -- EVAL / EVALSHA: EVALSHA sha numkeys keys... function_name args...
   local args = {}
   for i = 2, #ARGV do args[i - 1] = ARGV[i] end
-  return build()(ARGV[1] or '', KEYS, args)
+  lib = build()
+  local f = lib.funcs[ARGV[1] or '']
+  if not f then
+    return redis.error_reply('ERR redis_rl: the first argument after the keys names the function (rl_gcra ...)')
+  end
+  local ok, res = pcall(f, KEYS, args)
+  if ok then return res end
+  return lib.caught(res)
 end
