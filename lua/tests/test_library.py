@@ -237,7 +237,7 @@ class ManagedService(unittest.TestCase):
         self.assertIsInstance(s.conn.call("MODULE", "LOAD", os.path.abspath(MODULE)), Err)
         s.load_library(c)
         fc = lambda *a: c.call("FCALL", *a)  # noqa: E731
-        self.assertEqual(fc("rl_version", "0"), "1.0.0")
+        self.assertEqual(fc("rl_version", "0"), "1.0.1")
         self.assertEqual(fc("rl_gcra", "1", "g", "10", "1000", "BURST", "5"), [1, 5, 4, 0, 100])
         self.assertEqual(fc("rl_gcra", "1", "g", "10", "1000", "BURST", "5", "COST", "5"), [0, 5, 4, 100, 100])
         self.assertIn(c.call("PTTL", "g"), (100, 101))  # the reset, or one more on a sub-ms clock

@@ -158,7 +158,7 @@ def test_packaged_library_is_lua_redis_rl_lua() -> None:
     assert packaged == (REPO / "lua" / "redis_rl.lua").read_bytes(), \
         "clients/python/src/redis_rl/redis_rl.lua differs: cp lua/redis_rl.lua clients/python/src/redis_rl/"
     assert library_source().encode() == packaged
-    assert library_version() == "1.0.0"
+    assert library_version() == "1.0.1"
 
 
 def test_same_decisions_from_module_and_library(mod_server: RedisServer, lua_server: RedisServer, clock: FakeClock,
@@ -217,8 +217,8 @@ def test_async_same_decisions(mod_server: RedisServer, lua_server: RedisServer, 
 
 def versioned(version: str) -> str:
     src = library_source()
-    assert "local LIB_VERSION = '1.0.0'" in src
-    return src.replace("local LIB_VERSION = '1.0.0'", f"local LIB_VERSION = '{version}'", 1)
+    assert "local LIB_VERSION = '1.0.1'" in src
+    return src.replace("local LIB_VERSION = '1.0.1'", f"local LIB_VERSION = '{version}'", 1)
 
 
 def library_version_on(r: redis.Redis) -> str:

@@ -27,7 +27,7 @@
 -- The clock is TIME, read as the module reads its clock: whole microseconds
 -- on Redis 7.2+ and Valkey, whole milliseconds before 7.2.
 
-local LIB_VERSION = '1.0.0'
+local LIB_VERSION = '1.0.1'
 
 ---------------------------------------------------------------------------
 -- Exact non-negative integers: a Lua number below 2^53, or a table of base
