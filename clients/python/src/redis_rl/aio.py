@@ -238,7 +238,7 @@ class AsyncLimiter:
         """As Limiter.check_all (max_wait_ms: every limit books the same start)."""
         core = self._core
         if max_wait_ms is None:
-            items, args = core.plan_all(checks, check_cost(cost), tag)
+            items, args = core.plan_all(checks, 1 if cost == 1 and type(cost) is int else check_cost(cost), tag)
         else:
             checks = list(checks)
             items, args = core.plan_all(checks, check_cost(cost), tag, max_wait_ms=max_wait_ms)

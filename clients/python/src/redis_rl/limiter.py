@@ -302,7 +302,7 @@ class Limiter:
         the same start, the earliest at which all conform (decision.wait_ms, and each one's)."""
         core = self._core
         if max_wait_ms is None:
-            items, args = core.plan_all(checks, check_cost(cost), tag)
+            items, args = core.plan_all(checks, 1 if cost == 1 and type(cost) is int else check_cost(cost), tag)
         else:
             checks = list(checks)
             items, args = core.plan_all(checks, check_cost(cost), tag, max_wait_ms=max_wait_ms)
