@@ -406,13 +406,16 @@ class Core:
         if type(reply) is list:  # RESP2, parse_all inlined
             allowed = bool(reply[0])
             retry = reply[1]
-            replies = reply[2:]
+            replies = reply
+            first = 2
         else:
             allowed, retry, replies = parse_all(reply)
-        if len(replies) != len(items):
-            raise TypeError(f"RL.ALL answered {len(replies)} limits for {len(items)} keys")
+            first = 0
+        if len(replies) - first != len(items):
+            raise TypeError(f"RL.ALL answered {len(replies) - first} limits for {len(items)} keys")
         subs: List[Decision] = []
-        for r, (rule, key, c) in zip(replies, items):
+        for i, (rule, key, c) in enumerate(items, first):
+            r = replies[i]
             if type(r) is list and len(r) == 5:  # RESP2, a rate limit: single() inlined
                 s = _new(Decision)
                 s.allowed = bool(r[0])

@@ -12,7 +12,7 @@ from typing import Any, Callable, Iterable, Optional, Protocol, Tuple, Type, Uni
 from redis.exceptions import AskError, MovedError, ResponseError, SlotNotCoveredError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from .backend import AutoBackend, Backend, LuaBackend, adapt, is_function_missing, prepare
+from .backend import AutoBackend, Backend, LuaBackend, ModuleBackend, adapt, is_function_missing, prepare
 from .core import (DEFAULT_TIMEOUT_MS, Check, Core, Durable, DurableOption, FallbackHook, Identity, blocking_timeout,
                    check_cost, wait_timeout, check_max_wait, check_wait_ms)
 from .decision import SOURCE_DURABLE, SOURCE_LOCAL, SOURCE_REDIS, Decision, single
@@ -323,7 +323,10 @@ class Limiter:
                 self._drop_leases(d)
             return d
         try:
-            reply = self._call(args, items[0][1])
+            if self._route or type(core.backend) is not ModuleBackend:
+                reply = self._call(args, items[0][1])
+            else:  # _call and _send for the module on one server: the command as it is
+                reply = self.client.execute_command(*args)
         except Exception as exc:
             return core.failure(exc, items, t0)
         return core.finish_all(reply, items, t0)
