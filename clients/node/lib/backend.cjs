@@ -95,12 +95,44 @@ function nodeRedisBlockingProblem(client, needMs) {
   return null;
 }
 
+// ioredis's Redis class, when `client` is one of the ioredis this package
+// loads (its Command then is the client's own).
+let ioredisRedis;
+function isOurIoredis(client) {
+  if (ioredisRedis === undefined) {
+    try {
+      ioredisRedis = require('ioredis').Redis || null;
+    } catch {
+      ioredisRedis = null;
+    }
+  }
+  return ioredisRedis !== null && client instanceof ioredisRedis && loadIoredisCommand() !== null;
+}
+
 // ioredis (Redis): client.call(command, ...args).
+// start(command, args): the same command as a Command of our own, sent with
+// client.sendCommand as call() sends it (the same options: the reply as utf8,
+// keyPrefix, showFriendlyErrorStack), answered as the ioredis Command itself,
+// so that the Limiter's timeout rejects its promise (command.reject, as
+// ioredis's own commandTimeout does) instead of wrapping it in a promise of
+// its own. null when call() would take another path (auto-pipelining) or the
+// client is not of the ioredis this package loads: then send() is used.
 function ioredisAdapter(client) {
+  const startable = isOurIoredis(client);
   return {
     kind: 'ioredis',
     cluster: false,
     send: (command, args) => client.call(command, ...args), // ioredis flattens one level
+    start(command, args) {
+      const o = client.options;
+      if (!startable || o.enableAutoPipelining) return null;
+      const Command = loadIoredisCommand();
+      const cmd = new Command(command, args, {
+        errorStack: o.showFriendlyErrorStack ? new Error() : undefined, keyPrefix: o.keyPrefix, replyEncoding: 'utf8',
+      });
+      client.sendCommand(cmd);
+      return cmd;
+    },
     sendBlocking: (command, args, key, waitMs) => ioredisBlocking(client, command, args, key, waitMs),
     blockingProblem: (needMs) => ioredisBlockingProblem(client, needMs),
     sendWait: async (command, args, key, replicas, timeoutMs) => unpipe(await client.pipeline()
@@ -202,6 +234,14 @@ function sendMaybeWait(adapter, command, args, key, wait) {
   return adapter.sendWait(command, args, key, wait.replicas, wait.timeoutMs);
 }
 
+// RL.ALL's arguments: numkeys key... spec... [PEEK].
+function allArgs(keys, specs, peek) {
+  const args = [String(keys.length), ...keys];
+  for (const s of specs) for (const a of s) args.push(a);
+  if (peek) args.push('PEEK');
+  return args;
+}
+
 class ModuleBackend {
   constructor(client) {
     this.adapter = adapt(client);
@@ -223,6 +263,18 @@ class ModuleBackend {
     return sendMaybeWait(this.adapter, limit.command, [key, args], key, wait);
   }
 
+  // The same call as check() without wait, as a started command whose
+  // promise a timeout may reject ({promise, reject}), or null when the
+  // adapter cannot (then check()).
+  start(limit, key, args) {
+    return typeof this.adapter.start === 'function' ? this.adapter.start(limit.command, [key, args]) : null;
+  }
+
+  // RL.ALL as start() does it (no wait, no PEEK), or null.
+  startAll(keys, specs) {
+    return typeof this.adapter.start === 'function' ? this.adapter.start('RL.ALL', allArgs(keys, specs, false)) : null;
+  }
+
   // RL.PEEK KIND key args...
   peek(limit, key, args) {
     return this.adapter.send('RL.PEEK', [limit.kind, key, args], key, true);
@@ -230,9 +282,7 @@ class ModuleBackend {
 
   // RL.ALL numkeys key... spec... [PEEK]; specs: arrays of arguments.
   all(keys, specs, peek, wait) {
-    const args = [String(keys.length), ...keys];
-    for (const s of specs) for (const a of s) args.push(a);
-    if (peek) args.push('PEEK');
+    const args = allArgs(keys, specs, peek);
     if (wait && !peek) return sendMaybeWait(this.adapter, 'RL.ALL', args, keys[0], wait);
     return this.adapter.send('RL.ALL', args, keys[0], !!peek);
   }
@@ -439,6 +489,9 @@ class AutoBackend {
     }
   }
 
+  // Once it settled on the module: its start(); else null (then check()).
+  start(limit, key, args) { return this.chosen === this.module ? this.module.start(limit, key, args) : null; }
+  startAll(keys, specs) { return this.chosen === this.module ? this.module.startAll(keys, specs) : null; }
   check(...a) { return this.via('check', a); }
   peek(...a) { return this.via('peek', a); }
   all(...a) { return this.via('all', a); }

@@ -187,12 +187,27 @@ export interface Adapter {
   cluster: boolean;
   /** args: strings or arrays of strings (one level), sent flattened; key routes in a cluster. */
   send(command: string, args: readonly (string | readonly string[])[], key?: string, readonly?: boolean): Promise<unknown>;
+  /**
+   * Optional: send the command and answer a handle whose promise the Limiter's timeout may
+   * reject itself (ioredis: its Command), or null to use send(). Saves a promise per call.
+   */
+  start?(command: string, args: readonly (string | readonly string[])[]): StartedCommand | null;
+}
+
+/** A command in flight whose promise its own reject() settles (ioredis's Command is one). */
+export interface StartedCommand {
+  readonly promise: Promise<unknown>;
+  reject(error: Error): void;
 }
 
 /** The seam: every Redis call of a Limiter goes through one Backend. */
 export interface Backend {
   readonly name: string;
   check(limit: Limit, key: string, args: readonly string[]): Promise<unknown>;
+  /** Optional, with startAll: check() as a StartedCommand (or null: then check()), for the timeout. */
+  start?(limit: Limit, key: string, args: readonly string[]): StartedCommand | null;
+  /** Optional, with start: all() without peek as a StartedCommand (or null: then all()). */
+  startAll?(keys: readonly string[], specs: readonly (readonly string[])[]): StartedCommand | null;
   peek(limit: Limit, key: string, args: readonly string[]): Promise<unknown>;
   all(keys: readonly string[], specs: readonly (readonly string[])[], peek: boolean): Promise<unknown>;
   release(key: string, id: string): Promise<unknown>;
@@ -204,6 +219,8 @@ export declare class ModuleBackend implements Backend {
   readonly name: string;
   readonly adapter: Adapter;
   check(limit: Limit, key: string, args: readonly string[]): Promise<unknown>;
+  start(limit: Limit, key: string, args: readonly string[]): StartedCommand | null;
+  startAll(keys: readonly string[], specs: readonly (readonly string[])[]): StartedCommand | null;
   peek(limit: Limit, key: string, args: readonly string[]): Promise<unknown>;
   all(keys: readonly string[], specs: readonly (readonly string[])[], peek: boolean): Promise<unknown>;
   release(key: string, id: string): Promise<unknown>;
@@ -239,6 +256,8 @@ export declare class AutoBackend implements Backend {
   /** Decides now (COMMAND INFO RL.GCRA) and readies the Lua library if chosen. */
   detect(key?: string): Promise<'module' | 'lua'>;
   check(limit: Limit, key: string, args: readonly string[]): Promise<unknown>;
+  start(limit: Limit, key: string, args: readonly string[]): StartedCommand | null;
+  startAll(keys: readonly string[], specs: readonly (readonly string[])[]): StartedCommand | null;
   peek(limit: Limit, key: string, args: readonly string[]): Promise<unknown>;
   all(keys: readonly string[], specs: readonly (readonly string[])[], peek: boolean): Promise<unknown>;
   release(key: string, id: string): Promise<unknown>;

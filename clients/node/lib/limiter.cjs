@@ -69,7 +69,9 @@ function isUnavailable(err) {
 // outlives it), and costs a push and a store instead of a timer of its own (a
 // setTimeout/clearTimeout pair per call costs about 0.4 µs, more than all the
 // rest of a decision). A call times out between timeoutMs and timeoutMs plus
-// a tick after it was made.
+// a tick after it was made. The reject function is the one of a promise of
+// our own around the call's (wrap), or, for an ioredis command, the
+// command's own (add: no promise, no closure per call).
 class Deadlines {
   constructor(ms) {
     this.ms = ms;
@@ -80,13 +82,21 @@ class Deadlines {
     this.onTick = () => this.tick();
   }
 
+  // reject(err) is called if the call is not done in time; answers the bucket
+  // it went in, at index bucket.length - 1: the caller sets that slot to null
+  // once the call is done.
+  add(reject) {
+    const bucket = this.open;
+    bucket.push(reject);
+    // Not unref'd: every call settles, and the timer runs only while one is pending.
+    if (this.timer === null) this.timer = setInterval(this.onTick, this.tickMs);
+    return bucket;
+  }
+
   wrap(promise) {
     return new Promise((resolve, reject) => {
-      const bucket = this.open;
-      const i = bucket.length;
-      bucket.push(reject);
-      // Not unref'd: every call settles, and the timer runs only while one is pending.
-      if (this.timer === null) this.timer = setInterval(this.onTick, this.tickMs);
+      const bucket = this.add(reject);
+      const i = bucket.length - 1;
       promise.then((v) => { bucket[i] = null; resolve(v); }, (e) => { bucket[i] = null; reject(e); });
     });
   }
@@ -215,6 +225,9 @@ class Limiter {
     this.onError = checkPolicy(onError) ?? 'closed';
     this.timeoutMs = timeoutMs || 0;
     this.deadlines = this.timeoutMs ? new Deadlines(this.timeoutMs) : null;
+    // The backend can start a command whose own promise the timeout rejects
+    // (ioredis): check() and checkAll() then use it.
+    this.startable = typeof this.backend.start === 'function' && typeof this.backend.startAll === 'function';
     this.metrics = metrics;
     this.onFallback = onFallback;
     this.logger = logger;
@@ -329,6 +342,7 @@ class Limiter {
     return this.deadlines === null ? promise : this.deadlines.wrap(promise);
   }
 
+
   // A durable call: the command and WAIT replicas timeoutMs, whose answer may
   // come WAIT_SLACK_MS after its own timeout (Redis before 7.2 ends a WAIT's
   // timeout in its cron, every 100 ms at the default hz): the Limiter's
@@ -357,7 +371,60 @@ class Limiter {
   // checkAll does. maxWaitMs (Gcra, TokenBucket): MAXWAIT, book a start up to
   // that many ms ahead; allowed with waitMs > 0 means "start in waitMs"
   // (pace() sleeps it for you).
-  async check(limit, identity, opts) {
+  check(limit, identity, opts) {
+    if (this.durable === null && (opts === undefined || typeof opts === 'number')) {
+      return this.checkPlain(limit, identity, opts === undefined ? 1 : opts);
+    }
+    return this.checkWith(limit, identity, opts);
+  }
+
+  // check(limit, identity[, cost]) without durable: the hot path, the same
+  // steps as checkWith on the call's own promise, without an async function
+  // (whose frame and extra promise cost about as much as the rest of it).
+  checkPlain(limit, identity, cost) {
+    let key;
+    let args;
+    try {
+      if (!(limit instanceof Limit)) checkLimit(limit);
+      if (cost !== 1) checkCost(cost);
+      key = this.keyOf(limit, identity, undefined);
+      args = limit.isConcurrency ? limit.args(cost, undefined) : limit.args(cost);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    const t0 = this.metrics ? hrNow() : 0n;
+    let p;
+    try {
+      let cmd;
+      if (this.deadlines !== null && this.startable && (cmd = this.backend.start(limit, key, args)) !== null) {
+        // A started command: the timeout rejects its own promise (no promise of ours).
+        const bucket = this.deadlines.add(cmd.reject);
+        const i = bucket.length - 1;
+        return cmd.promise.then((raw) => {
+          bucket[i] = null;
+          return this.decided(raw, limit, key, cost, t0);
+        }, (err) => {
+          bucket[i] = null;
+          return this.failed(limit, key, cost, err, t0, 'consume');
+        });
+      }
+      p = this.call(this.backend.check(limit, key, args));
+    } catch (err) {
+      // failed() answers (the policy) or throws (raised): the promise does the same.
+      return new Promise((resolve) => { resolve(this.failed(limit, key, cost, err, t0, 'consume')); });
+    }
+    return p.then((raw) => this.decided(raw, limit, key, cost, t0), (err) => this.failed(limit, key, cost, err, t0, 'consume'));
+  }
+
+  // A reply read into the Decision, and what follows every answered call.
+  decided(raw, limit, key, cost, t0) {
+    const d = Decision.fromReply(raw, limit, key, cost);
+    if (this.degraded) this.recovered();
+    if (this.metrics) this.metrics.onDecision(limit.name, d, secondsSince(t0));
+    return d;
+  }
+
+  async checkWith(limit, identity, opts) {
     let cost = 1;
     let tag;
     let id;
@@ -378,9 +445,19 @@ class Limiter {
     const t0 = this.metrics ? hrNow() : 0n;
     let raw;
     let acks = 0;
+    let cmd = null;
     try {
       if (dur && cost > 0) [raw, acks] = await this.callDurable(this.backend.check(limit, key, args, dur), dur);
-      else raw = await this.call(this.backend.check(limit, key, args));
+      else if (this.deadlines !== null && this.startable && (cmd = this.backend.start(limit, key, args)) !== null) {
+        // A started command: the timeout rejects its own promise (no promise of ours).
+        const bucket = this.deadlines.add(cmd.reject);
+        const i = bucket.length - 1;
+        try {
+          raw = await cmd.promise;
+        } finally {
+          bucket[i] = null;
+        }
+      } else raw = await this.call(this.backend.check(limit, key, args));
     } catch (err) {
       return this.failed(limit, key, cost, err, t0, mode || 'consume');
     }
@@ -491,10 +568,7 @@ class Limiter {
     } catch (err) {
       return this.failed(limit, key, cost, err, t0, mode);
     }
-    const d = Decision.fromReply(raw, limit, key, cost);
-    if (this.degraded) this.recovered();
-    if (this.metrics) this.metrics.onDecision(limit.name, d, secondsSince(t0));
-    return d;
+    return this.decided(raw, limit, key, cost, t0);
   }
 
   // --- several limits, one decision ---------------------------------------------
@@ -537,9 +611,19 @@ class Limiter {
     const t0 = this.metrics ? hrNow() : 0n;
     let raw;
     let acks = 0;
+    let cmd = null;
     try {
       if (dur) [raw, acks] = await this.callDurable(this.backend.all(keys, specs, false, dur), dur);
-      else raw = await this.call(this.backend.all(keys, specs, peek));
+      else if (!peek && this.deadlines !== null && this.startable && (cmd = this.backend.startAll(keys, specs)) !== null) {
+        // A started command: the timeout rejects its own promise (no promise of ours).
+        const bucket = this.deadlines.add(cmd.reject);
+        const i = bucket.length - 1;
+        try {
+          raw = await cmd.promise;
+        } finally {
+          bucket[i] = null;
+        }
+      } else raw = await this.call(this.backend.all(keys, specs, peek));
     } catch (err) {
       return this.failedAll(norm, keys, err, t0, peek);
     }

@@ -128,3 +128,33 @@ for (const kind of CLIENTS) {
     });
   });
 }
+
+describe('ioredis: commands the timeout rejects itself', () => {
+  test('check and checkAll send their own ioredis Command (call()\'s options), except with auto-pipelining', async () => {
+    const { Redis } = await import('ioredis');
+    const plain = new Redis({ host: '127.0.0.1', port: server.port, keyPrefix: 'ignored:' });
+    const auto = new Redis({ host: '127.0.0.1', port: server.port, enableAutoPipelining: true });
+    try {
+      const a = adapt(plain);
+      const cmd = a.start('RL.GCRA', [`start:${uniq()}`, ['5', '1000']]);
+      assert.equal(typeof cmd.reject, 'function');
+      assert.deepEqual(await cmd.promise, [1, 5, 4, 0, 200]);
+      assert.equal(cmd.args[0].startsWith('start:'), true); // keyPrefix: as call(), not applied to unknown commands
+      assert.equal(adapt(auto).start('RL.GCRA', ['k', ['5', '1000']]), null);
+      for (const client of [plain, auto]) {
+        const limiter = new Limiter(client, { prefix: `start:${uniq()}:`, timeoutMs: 2000 });
+        assert.equal(limiter.startable, true);
+        const g = new Gcra(2, 60000, { name: 'g' });
+        const got = [];
+        for (let i = 0; i < 3; i++) got.push((await limiter.check(g, 'u')).allowed);
+        assert.deepEqual(got, [true, true, false]);
+        const all = await limiter.checkAll([[g, 'v'], [new Slide(1, 60000, { name: 's' }), 'v']]);
+        assert.equal(all.allowed, true);
+        assert.equal((await limiter.checkAll([[g, 'v'], [new Slide(1, 60000, { name: 's' }), 'v']])).allowed, false);
+      }
+    } finally {
+      plain.disconnect();
+      auto.disconnect();
+    }
+  });
+});

@@ -154,3 +154,51 @@ test('the timeout: calls that never answer time out after timeoutMs (to a tick m
   await new Promise((resolve) => setTimeout(resolve, 150));
   assert.equal(limiter.deadlines.timer, null);
 });
+
+test('the timeout of a started command (an adapter with start): its own reject fires in time, answered slots are cleared',
+  async () => {
+    const { Limiter: L, RedisTimeoutError } = await import('../lib/index.mjs');
+    const reply = [1, 5, 4, 0, 10];
+    let n = 0;
+    const sent = [];
+    // start(command, args) -> {promise, reject}, as ioredis's Command; every other call never answers
+    const start = (command, args) => {
+      let reject;
+      const promise = new Promise((res, rej) => {
+        reject = rej;
+        if (n++ % 2 === 0) setImmediate(() => res(reply));
+      });
+      sent.push([command, args.flat()]);
+      return { promise, reject };
+    };
+    const stub = { kind: 'stub', cluster: false, send: () => assert.fail('send() while start() can'), start };
+    const limiter = new L(stub, { timeoutMs: 80, onError: 'open', logger: null });
+    const g = new Gcra(5, 1000, { name: 'g' });
+    const t0 = performance.now();
+    const got = await Promise.all(Array.from({ length: 6 }, () => limiter.check(g, 'x').then((d) => [d, performance.now() - t0])));
+    assert.deepEqual(got.map(([d]) => d.source), ['redis', 'fail_open', 'redis', 'fail_open', 'redis', 'fail_open']);
+    for (const [d, ms] of got.filter(([x]) => x.source === 'fail_open')) {
+      assert.ok(d.error instanceof RedisTimeoutError);
+      assert.ok(ms >= 79 && ms < 80 + 20 + 200, `timed out after ${ms} ms`);
+    }
+    assert.deepEqual(sent[0], ['RL.GCRA', ['rl:g:x', '5', '1000']]);
+    // checkAll goes the same way (RL.ALL), and an answered call leaves nothing in the open bucket
+    n = 1; // the next call never answers
+    const all = await limiter.checkAll([[g, 'y'], [new Gcra(5, 1000, { name: 'h' }), 'y']]);
+    assert.equal(all.source, 'fail_open');
+    assert.ok(all.error instanceof RedisTimeoutError);
+    assert.deepEqual(sent.at(-1), ['RL.ALL', ['2', 'rl:g:y', 'rl:h:y', 'GCRA', '5', '1000', 'GCRA', '5', '1000']]);
+    n = 0;
+    const p = limiter.check(g, 'z');
+    const bucket = limiter.deadlines.open;
+    const i = bucket.length - 1;
+    assert.equal(typeof bucket[i], 'function'); // the command's own reject, no promise of ours
+    assert.equal((await p).source, 'redis');
+    assert.equal(bucket[i], null);
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    assert.equal(limiter.deadlines.timer, null);
+    // Sync errors keep their shape: a bad limit rejects, it does not throw
+    await assert.rejects(limiter.check({}, 'x'), TypeError);
+    await assert.rejects(limiter.check(g, null), TypeError);
+    await assert.rejects(limiter.check(g, 'x', -1), RangeError);
+  });

@@ -188,3 +188,77 @@ def test_refund_all_arguments() -> None:
         ["RL.ALL", 2, "a", "b", "GCRA", 10, 1000, "REFUND", 3, "TOKENBUCKET", 5, 1, 100, "REFUND", 1]
     with pytest.raises(TypeError):
         b.all(["a"], [(Concurrency(1, 10), 1, None)], refund=True)
+
+
+def test_check_all_sends_what_module_backend_all_builds() -> None:
+    """check_all builds RL.ALL's arguments itself (the hot path): the same as ModuleBackend.all."""
+    g, s, c = Gcra(10, 1000, burst=20, name="g"), Slide(5, 60_000, name="s"), Concurrency(3, 10_000, name="c")
+    custom = TokenBucket(5, 1, 100, name="k", key=lambda ident: f"own:{ident}")
+    reply = [1, 0] + [[1, 10, 9, 0, 100]] * 3
+    cases: List[Any] = [
+        ([(g, "u"), (s, "u")], 1, None),
+        ([(g, "u"), (s, "u", 3)], 2, "t"),
+        ([(g, b"caf\xc3\xa9"), (c, 7), (custom, "x")], 1, "acme"),
+        ([(s, "only", 0)], 1, None),
+    ]
+    for checks, cost, tag in cases:
+        rec = Recorder(reply[:2 + len(checks)])
+        lim = Limiter(rec, prefix="p:", timeout_ms=None)
+        lim.check_all(checks, cost, tag=tag)
+        keys = [lim.key(ch[0], ch[1], tag) for ch in checks]
+        specs = [(ch[0], ch[2] if len(ch) == 3 else cost, None) for ch in checks]
+        assert list(rec.calls[0]) == ModuleBackend().all(keys, specs)
+
+
+def test_check_all_refuses_bad_checks_before_any_round_trip() -> None:
+    g, s = Gcra(10, 1000, name="g"), Slide(5, 60_000, name="s")
+    rec = Recorder([1, 0, [1, 1, 0, 0, 1000]])
+    lim = Limiter(rec, timeout_ms=None)
+    with pytest.raises(ValueError, match="at least one"):
+        lim.check_all([], tag="{bad}")  # no check: the tag is never looked at
+    with pytest.raises(TypeError, match="not a limit"):
+        lim.check_all([(g, "u"), ("g", "u")])
+    with pytest.raises(TypeError, match="each check is"):
+        lim.check_all([(g,)])  # type: ignore[list-item]
+    with pytest.raises(ValueError, match="appears twice"):
+        lim.check_all([(g, "u"), (g, "u")])
+    with pytest.raises(ValueError, match="appears twice"):
+        lim.check_all([(g, "u"), (s, "u"), (g, "u")])
+    with pytest.raises(ValueError):
+        lim.check_all([(g, "u"), (s, "u", -1)])
+    with pytest.raises(ValueError):
+        lim.check_all([(g, "u")], True)  # a bool is no cost
+    with pytest.raises(ValueError):
+        lim.check_all([(g, "u")], tag="a{b")
+    own = Gcra(1, 1000, name="own", key=lambda ident: f"own:{ident}")
+    lim.check_all([(own, "u")], tag="a{b")  # a key function ignores the tag, as key() does
+    assert rec.calls == [("RL.ALL", 1, "own:u", "GCRA", 1, 1000)]
+
+
+def test_check_all_combines_as_combine_does() -> None:
+    """check_all's own combination of RL.ALL's answers (one pass) picks what combine() picks."""
+    g, s, t = Gcra(10, 1000, name="g"), Slide(10, 1000, name="s"), TokenBucket(10, 1, 100, name="t")
+    replies = [
+        [1, 0, [1, 10, 5, 0, 100], [1, 10, 5, 0, 300], [1, 10, 2, 0, 50]],  # the least room
+        [1, 0, [1, 10, 5, 0, 100], [1, 10, 5, 0, 300], [1, 10, 5, 0, 300]],  # ties: longest reset, then first
+        [0, 70, [1, 10, 5, 0, 100], [0, 10, 0, 70, 300], [0, 10, 0, 20, 50]],  # denied: the longest wait
+        [0, -1, [0, 10, 0, 5, 100], [0, 10, 0, -1, 300], [1, 10, 9, 0, 50]],  # never beats any wait
+        [0, 0, [1, 10, 5, 0, 100], [1, 10, 3, 0, 300], [1, 10, 4, 0, 50]],  # denied with no denying limit
+    ]
+    for reply in replies:
+        for resp3 in (False, True):
+            names = ("allowed", "limit", "remaining", "retry_after_ms", "reset_after_ms")
+            sent: Any = reply
+            if resp3:
+                sent = {b"allowed": bool(reply[0]), b"retry_after_ms": reply[1],
+                        b"limits": [{n.encode(): v for n, v in zip(names, r)} for r in reply[2:]]}
+            lim = Limiter(Recorder(sent), timeout_ms=None)
+            d = lim.check_all([(g, "u", 2), (s, "u"), (t, "u")])
+            subs = [single(r, rule, lim.key(rule, "u"), cost) for r, rule, cost in zip(reply[2:], (g, s, t), (2, 1, 1))]
+            want = combine(bool(reply[0]), reply[1], subs)
+            for field in ("allowed", "limit", "remaining", "retry_after_ms", "reset_after_ms", "name", "key", "cost",
+                          "source", "lease", "wait_ms"):
+                assert getattr(d, field) == getattr(want, field), (reply, resp3, field)
+            assert [x.name for x in d.denied_by] == [x.name for x in want.denied_by]
+            assert [(x.name, x.remaining, x.reset_after_ms) for x in d.decisions] == \
+                [(x.name, x.remaining, x.reset_after_ms) for x in want.decisions]

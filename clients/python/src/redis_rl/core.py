@@ -10,15 +10,16 @@ from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tupl
 
 from redis.crc import key_slot
 
-from .backend import Backend, resolve_backend
-from .decision import (SOURCE_DURABLE, SOURCE_FAIL_CLOSED, SOURCE_FAIL_OPEN, SOURCE_LOCAL, Decision, combine,
-                       combine_answered, parse_all, parse_fields, single)
+from .backend import Backend, ModuleBackend, resolve_backend
+from .decision import (SOURCE_DURABLE, SOURCE_FAIL_CLOSED, SOURCE_FAIL_OPEN, SOURCE_LOCAL, SOURCE_REDIS, Decision,
+                       combine, combine_answered, parse_all, parse_fields, single)
 from .errors import CrossSlotError, NotDurableError, ParameterConflictError, classify
 from .limits import FAIL_CLOSED, FAIL_OPEN, Limit, Local, OnError, check_policy, describe
 from .local import LocalStore
 from .metrics import Metrics
 
 log = logging.getLogger("redis_rl")
+_new = object.__new__
 
 Identity = Union[str, bytes, int]
 Check = Union[Tuple[Limit, Identity], Tuple[Limit, Identity, int]]
@@ -221,10 +222,7 @@ class Core:
         if self._checked.get(id(rule)) is not rule:
             self._declare(rule)
         if type(identity) is not str and not isinstance(identity, str):
-            if isinstance(identity, bytes):
-                identity = identity.decode("utf-8", "surrogateescape")
-            else:
-                identity = str(identity)
+            identity = _identity_text(identity)
         if rule.key is not None:
             return rule.key(identity)
         if tag is not None:
@@ -281,9 +279,14 @@ class Core:
     def plan_all(self, checks: Iterable[Check], cost: int, tag: Optional[str],
                  lease_id: Optional[str] = None, refund: bool = False,
                  max_wait_ms: Optional[int] = None) -> Tuple[List[Item], List[Any]]:
+        # The hot path of check_all: key() inlined (the same checks in the same order: the
+        # limit, its parameters, the identity, then the tag when a key needs it), the tag's
+        # head looked up once per call, and ModuleBackend.all's arguments built here.
         items: List[Item] = []
         keys: List[str] = []
-        key = self.key
+        checked = self._checked
+        head = self.prefix if tag is None else None
+        rule: Limit
         for check in checks:
             n = len(check)
             if n == 2:
@@ -294,15 +297,27 @@ class Core:
                 c = _cost(c)
             else:
                 raise TypeError("each check is (limit, identity) or (limit, identity, cost)")
-            if not isinstance(rule, Limit):
-                raise TypeError(f"not a limit: {rule!r}")
-            k = key(rule, identity, tag)
+            if checked.get(id(rule)) is not rule:
+                if not isinstance(rule, Limit):
+                    raise TypeError(f"not a limit: {rule!r}")
+                self._declare(rule)
+            if type(identity) is not str and not isinstance(identity, str):
+                identity = _identity_text(identity)
+            if rule.key is not None:
+                k = rule.key(identity)
+            else:
+                if head is None:
+                    head = self._tags.get(tag)  # type: ignore[arg-type]
+                    if head is None:
+                        head = self._tag_head(tag)  # type: ignore[arg-type]
+                k = f"{head}{rule.name}:{identity}"
             keys.append(k)
             items.append((rule, k, c))
-        if not items:
+        n = len(keys)
+        if not n:
             raise ValueError("check_all needs at least one (limit, identity)")
-        if len(keys) > 1:
-            if len(set(keys)) != len(keys):
+        if n > 1:
+            if (keys[0] == keys[1]) if n == 2 else len(set(keys)) != n:
                 raise ValueError("check_all: a key appears twice (same limit name and identity)")
             if self.cluster:
                 slots = {key_slot(k.encode("utf-8", "surrogateescape")) for k in keys}
@@ -312,12 +327,22 @@ class Core:
                         "so all keys share one hash tag")
         if refund and any(not 1 <= item[2] <= 2**32 - 1 for item in items):
             raise ValueError("refund amounts must be ints from 1 to 4294967295")
+        backend = self.backend
+        if max_wait_ms is None and not refund and lease_id is None and type(backend) is ModuleBackend:
+            # ModuleBackend.all(keys, specs) without the specs: the same arguments
+            args: List[Any] = ["RL.ALL", n, *keys]
+            for rule, _, c in items:
+                args.append(rule.kind)
+                args += rule.params
+                if c != 1:
+                    args += ("COST", c)
+            return items, args
         specs = [(item[0], item[2], lease_id) for item in items]
         if max_wait_ms is None:
-            args = self.backend.all(keys, specs, refund)
+            args = backend.all(keys, specs, refund)
         else:
             check_max_wait(max_wait_ms, [item[0] for item in items])
-            args = self.backend.all(keys, specs, refund, max_wait_ms=max_wait_ms)
+            args = backend.all(keys, specs, refund, max_wait_ms=max_wait_ms)
         return items, args
 
     # --- durable ------------------------------------------------------------
@@ -378,18 +403,47 @@ class Core:
 
     def finish_all(self, reply: Any, items: Sequence[Item], t0: float,
                    acks: Optional[int] = None, dur: Optional[Durable] = None) -> Decision:
-        allowed, retry, replies = parse_all(reply)
-        if len(replies) != len(items):
-            raise TypeError(f"RL.ALL answered {len(replies)} limits for {len(items)} keys")
-        subs = [single(r, rule, key, c) for r, (rule, key, c) in zip(replies, items)]
+        if type(reply) is list:  # RESP2, parse_all inlined
+            allowed = bool(reply[0])
+            retry = reply[1]
+            replies = reply
+            first = 2
+        else:
+            allowed, retry, replies = parse_all(reply)
+            first = 0
+        if len(replies) - first != len(items):
+            raise TypeError(f"RL.ALL answered {len(replies) - first} limits for {len(items)} keys")
+        subs: List[Decision] = []
+        for i, (rule, key, c) in enumerate(items, first):
+            r = replies[i]
+            if type(r) is list and len(r) == 5:  # RESP2, a rate limit: single() inlined
+                s = _new(Decision)
+                s.allowed = bool(r[0])
+                s.limit = r[1]
+                s.remaining = r[2]
+                s.retry_after_ms = r[3]
+                s.reset_after_ms = r[4]
+                s.lease = None
+                s.wait_ms = 0
+                s.name = rule.name
+                s.key = key
+                s.rule = rule
+                s.cost = c
+                s.source = SOURCE_REDIS
+                s.error = None
+                s._decisions = None
+                s._denied_by = None
+            else:
+                s = single(r, rule, key, c)
+            subs.append(s)
         d = combine_answered(allowed, retry, subs)
         if dur is not None:
             d = self.durable_all(d, acks, dur)
             allowed = d.allowed
-        m = self.metrics
         if self._failing:
             self._failing = False
             log.warning("redis_rl: Redis answers again; failure policy no longer applied")
+        m = self.metrics
         if m is not None:
             latency = time.perf_counter() - t0
             for s in subs if allowed else d.denied_by:
@@ -463,6 +517,13 @@ class Core:
         if isinstance(policy, Local):
             capacity = max(1, math.floor(rule.quota * policy.share))
             self.local.refund(d.key, capacity, max(1, rule.window_ms), amount)
+
+
+def _identity_text(identity: Any) -> str:
+    """An identity that is not a str, as the str its key holds."""
+    if isinstance(identity, bytes):
+        return identity.decode("utf-8", "surrogateescape")
+    return str(identity)
 
 
 def _cost(cost: object) -> int:

@@ -304,6 +304,14 @@ def single(reply: Any, rule: Limit, key: str, cost: int) -> Decision:
         d.reset_after_ms = reply[4]
         d.lease = None
         d.wait_ms = 0
+    elif type(reply) is dict and len(reply) == 5 and b"allowed" in reply:  # RESP3, the same, inline
+        d.allowed = bool(reply[b"allowed"])
+        d.limit = reply[b"limit"]
+        d.remaining = reply[b"remaining"]
+        d.retry_after_ms = reply[b"retry_after_ms"]
+        d.reset_after_ms = reply[b"reset_after_ms"]
+        d.lease = None
+        d.wait_ms = 0
     else:
         (d.allowed, d.limit, d.remaining, d.retry_after_ms, d.reset_after_ms, d.lease,
          d.wait_ms) = parse_reply(reply)
@@ -330,23 +338,29 @@ def _most_restrictive(allowed: bool, subs: Sequence[Decision]) -> Decision:
 def combine_answered(allowed: bool, retry_after_ms: int, subs: List[Decision]) -> Decision:
     """combine() for limits that Redis answered, every one (RL.ALL's reply): the source is
     Redis and there is no error, so only the lease is looked for (check_all's hot path)."""
-    if allowed:
-        first = min(subs, key=_room_key)
-        denied_by: List[Decision] = []
-    else:
-        denied_by = [d for d in subs if not d.allowed]
-        if denied_by:
-            denied_by.sort(key=_wait_key, reverse=True)
-            first = denied_by[0]
-        else:
-            first = min(subs, key=_room_key)
+    # One pass: the first lease, the booking, the denials, and the one with the least room
+    # (remaining // cost, then the longest reset: min() of _room_key, first of equals).
     lease = None
     wait = 0
+    first = subs[0]
+    room = first.remaining // (first.cost or 1)
+    reset = first.reset_after_ms
+    denied_by: List[Decision] = []
     for d in subs:
         if lease is None and d.lease is not None:
             lease = d.lease
         if d.wait_ms > wait:  # a booking: every limit books the same start
             wait = d.wait_ms
+        if not d.allowed:
+            denied_by.append(d)
+        r = d.remaining // (d.cost or 1)
+        if r < room or (r == room and d.reset_after_ms > reset):
+            first, room, reset = d, r, d.reset_after_ms
+    if allowed:
+        denied_by = []
+    elif denied_by:
+        denied_by.sort(key=_wait_key, reverse=True)
+        first = denied_by[0]
     out: Decision = _new(Decision)
     out.allowed = allowed
     out.limit = first.limit

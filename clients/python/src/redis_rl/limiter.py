@@ -12,7 +12,7 @@ from typing import Any, Callable, Iterable, Optional, Protocol, Tuple, Type, Uni
 from redis.exceptions import AskError, MovedError, ResponseError, SlotNotCoveredError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from .backend import AutoBackend, Backend, LuaBackend, adapt, is_function_missing, prepare
+from .backend import AutoBackend, Backend, LuaBackend, ModuleBackend, adapt, is_function_missing, prepare
 from .core import (DEFAULT_TIMEOUT_MS, Check, Core, Durable, DurableOption, FallbackHook, Identity, blocking_timeout,
                    check_cost, wait_timeout, check_max_wait, check_wait_ms)
 from .decision import SOURCE_DURABLE, SOURCE_LOCAL, SOURCE_REDIS, Decision, single
@@ -302,7 +302,7 @@ class Limiter:
         the same start, the earliest at which all conform (decision.wait_ms, and each one's)."""
         core = self._core
         if max_wait_ms is None:
-            items, args = core.plan_all(checks, check_cost(cost), tag)
+            items, args = core.plan_all(checks, 1 if cost == 1 and type(cost) is int else check_cost(cost), tag)
         else:
             checks = list(checks)
             items, args = core.plan_all(checks, check_cost(cost), tag, max_wait_ms=max_wait_ms)
@@ -323,7 +323,10 @@ class Limiter:
                 self._drop_leases(d)
             return d
         try:
-            reply = self._call(args, items[0][1])
+            if self._route or type(core.backend) is not ModuleBackend:
+                reply = self._call(args, items[0][1])
+            else:  # _call and _send for the module on one server: the command as it is
+                reply = self.client.execute_command(*args)
         except Exception as exc:
             return core.failure(exc, items, t0)
         return core.finish_all(reply, items, t0)
