@@ -112,6 +112,13 @@ pub fn count_change(ctx: Ctx<'_>) {
     unsafe { api!(RedisModule_ReplicateVerbatim(ctx.raw())) };
 }
 
+/// For the fuzzing harness, whose stand-in server has no replica, backlog
+/// or AOF: nothing consumes effects.
+#[cfg(feature = "fuzzing")]
+pub fn assume_no_consumers() {
+    REPLICATION.store(false, Ordering::Relaxed);
+}
+
 /// Decides [`REPLICATION`] at load and watches for what sets it later.
 pub fn watch_replication(ctx: Ctx<'_>) {
     let ctx = ctx.raw();

@@ -55,6 +55,8 @@ thread_local! {
     /// Blocks this thread allocated through `RedisModule_Alloc` and has not
     /// yet freed (per thread: `cargo test` runs tests side by side).
     static LIVE: Cell<isize> = const { Cell::new(0) };
+    /// Writes counted as changes to the dataset (`RedisModule_ReplicateVerbatim`).
+    static CHANGES: Cell<u64> = const { Cell::new(0) };
 }
 
 /// A key: the value it holds (of `ty`, NULL for none) and its expiry.
@@ -164,6 +166,10 @@ unsafe extern "C" fn fake_alloc(bytes: usize) -> *mut c_void {
     let p = unsafe { libc::malloc(bytes.max(1)) };
     assert!(!p.is_null(), "out of memory");
     p
+}
+unsafe extern "C" fn fake_replicate_verbatim(_: *mut RedisModuleCtx) -> c_int {
+    CHANGES.set(CHANGES.get() + 1);
+    raw::REDISMODULE_OK as c_int
 }
 unsafe extern "C" fn fake_free(p: *mut c_void) {
     LIVE.set(LIVE.get() - 1);
@@ -317,7 +323,12 @@ fn install() {
             raw::RedisModule_ModuleTypeReplaceValue = Some(fake_replace_value);
             raw::RedisModule_SetAbsExpire = Some(fake_set_abs_expire);
             raw::RedisModule_DeleteKey = Some(fake_delete_key);
+            raw::RedisModule_ReplicateVerbatim = Some(fake_replicate_verbatim);
         }
+        // No replica, backlog or AOF here: a write counts a change to the
+        // dataset (for save points) and propagates nothing; the harness
+        // hands the effect to its replica itself.
+        super::effect::assume_no_consumers();
         struct Register(usize);
         impl EachKind for Register {
             fn kind<K: Kind>(&mut self) {
@@ -760,7 +771,10 @@ fn run_model<K: Kind>(b: &mut Bytes<'_>) -> usize {
         };
         compare_model::<K>(&model, &limiter, key.state(), now, cost, refund);
         if let Some(change) = &change {
+            let counted = CHANGES.get();
             assert!(key.write(change, Nanos(now), 0), "the master's write was refused");
+            // A write that changed the key counts once for the save points.
+            assert!(CHANGES.get() - counted <= 1, "a write counted twice");
         }
         drop(key);
         // The replica: the effect, or DEL.
