@@ -14,7 +14,7 @@ import os
 import shutil
 import statistics
 import time
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 import redis
 from redis.backoff import NoBackoff
@@ -161,7 +161,21 @@ def failover(lag_ms: Optional[float], strict: bool = False, limit: Optional[int]
         rc.join()
         lh.join()
         res["t_total_s"] = now() - t_start
-        res["digest"] = digests_equal(new_master, old)
+        # On a loaded machine a stall past down-after-milliseconds can make Sentinel fail over once
+        # more, back to the old master (now a replica): compare whichever is the master once the
+        # two have settled, master and a linked replica (a WAIT on a replica is refused).
+        def settled() -> Optional[Tuple[Server, Server]]:
+            by_port = {new_master.port: new_master, old.port: old}
+            cur = by_port.get(master_addr(sentinels) or -1)
+            if cur is None or role(cur.client()) != "master":
+                return None
+            other = old if cur is new_master else new_master
+            info = other.client().info("replication")
+            return (cur, other) if info["role"] == "slave" and info.get("master_link_status") == "up" else None
+
+        cur, other = wait_until(settled, 30, "one master and a linked replica", step_s=0.05)
+        res["failed_back"] = cur is not new_master
+        res["digest"] = digests_equal(cur, other)
         res["crashed"] = [p.port for p in (new_master, old) if not p.alive() or p.crashed()] + \
             ([master.port] if master.crashed() else [])
 
