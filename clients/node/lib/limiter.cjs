@@ -342,7 +342,6 @@ class Limiter {
     return this.deadlines === null ? promise : this.deadlines.wrap(promise);
   }
 
-
   // A durable call: the command and WAIT replicas timeoutMs, whose answer may
   // come WAIT_SLACK_MS after its own timeout (Redis before 7.2 ends a WAIT's
   // timeout in its cron, every 100 ms at the default hz): the Limiter's

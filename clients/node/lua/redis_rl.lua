@@ -2175,6 +2175,22 @@ local function parse(args, from, kind, cmd, peek)
   return kind.grammar(cursor(args, from, #args, cmd, nil, peek, peek))
 end
 
+-- Files `value` in the tree at `t` under the words args[from..to] (the
+-- levels made as needed), and counts it.
+local function memo_put(t, args, from, to, value)
+  for j = from, to do
+    local w = args[j]
+    local nxt = t[w]
+    if nxt == nil then
+      nxt = {}
+      t[w] = nxt
+    end
+    t = nxt
+  end
+  t[LEAF] = value
+  NPARSED = NPARSED + 1
+end
+
 local function parse_memo(memo, args, from, kind, cmd, peek)
   local t = memo
   for i = from, #args do
@@ -2185,18 +2201,7 @@ local function parse_memo(memo, args, from, kind, cmd, peek)
         PARSED, NPARSED = {}, 0
         return lim, o
       end
-      t = memo
-      for j = from, #args do
-        local w = args[j]
-        nxt = t[w]
-        if nxt == nil then
-          nxt = {}
-          t[w] = nxt
-        end
-        t = nxt
-      end
-      t[LEAF] = { lim, o }
-      NPARSED = NPARSED + 1
+      memo_put(memo, args, from, #args, { lim, o })
       return lim, o
     end
     t = nxt
@@ -2204,8 +2209,7 @@ local function parse_memo(memo, args, from, kind, cmd, peek)
   local hit = t[LEAF]
   if hit == nil then
     local lim, o = parse(args, from, kind, cmd, peek)
-    t[LEAF] = { lim, o }
-    NPARSED = NPARSED + 1
+    memo_put(t, args, 1, 0, { lim, o })
     return lim, o
   end
   return hit[1], hit[2]
@@ -2390,17 +2394,7 @@ local function all_specs(args, nkeys, len)
     t = {}
     root[nkeys] = t
   end
-  for i = 1, len do
-    local w = args[i]
-    local nxt = t[w]
-    if nxt == nil then
-      nxt = {}
-      t[w] = nxt
-    end
-    t = nxt
-  end
-  t[LEAF] = { specs, peek }
-  NPARSED = NPARSED + 1
+  memo_put(t, args, 1, len, { specs, peek })
   return specs, peek
 end
 
