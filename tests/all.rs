@@ -445,6 +445,43 @@ fn repairs_are_stored_even_when_the_call_is_denied_but_never_under_peek() {
     assert!(r.allowed, "{r:?}");
 }
 
+/// A key that its own spec allows, in a call that another key denies,
+/// stores only its repair: exactly what a status query (COST 0) stores on
+/// an identical twin. Here a GCRA key asked for COST 0 and a lease set with
+/// room, both left too far ahead by a backward clock jump.
+#[test]
+fn a_key_allowed_alone_in_a_denied_call_stores_only_its_repair() {
+    let s = frozen_server(&[]);
+    let mut c = s.conn();
+    for key in ["j", "j:twin"] {
+        assert!(rl(&mut c, &format!("RL.GCRA {key} 5 1000 COST 5")).allowed);
+    }
+    for key in ["l", "l:twin"] {
+        let _: Value = redis::cmd("RL.ACQUIRE").arg(key).arg(5).arg(60_000).arg("ID").arg("a").query(&mut c).unwrap();
+    }
+    assert!(rl(&mut c, "RL.GCRA d 1 1000000").allowed);
+    advance(&s, -3_600_000);
+    // A CONCURRENCY part answers a sixth field (the lease, nil here): read
+    // each part's `allowed` from the raw reply.
+    let line = "RL.ALL 3 j l d GCRA 5 1000 COST 0 CONCURRENCY 5 60000 GCRA 1 1000000";
+    let r: Vec<Value> = redis::cmd("RL.ALL").arg(line.split(' ').skip(1).collect::<Vec<_>>()).query(&mut c).unwrap();
+    let allowed = |v: &Value| match v {
+        Value::Array(fields) => fields[0] == Value::Int(1),
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(r[0], Value::Int(0), "{r:?}");
+    assert!(allowed(&r[2]) && allowed(&r[3]) && !allowed(&r[4]), "{r:?}");
+    assert_eq!(rl(&mut c, "RL.GCRA j:twin 5 1000 COST 0").remaining, 0);
+    let _: Value = redis::cmd("RL.ACQUIRE").arg("l:twin").arg(5).arg(60_000).arg("COST").arg(0).query(&mut c).unwrap();
+    for (key, twin) in [("j", "j:twin"), ("l", "l:twin")] {
+        assert_eq!(dump(&mut c, key), dump(&mut c, twin), "{key}");
+        assert_eq!(pttl(&mut c, key), pttl(&mut c, twin), "{key}");
+    }
+    // The repairs made the keys full one refill or one lease from now.
+    assert_eq!(pttl(&mut c, "j"), 1000);
+    assert_eq!(pttl(&mut c, "l"), 60_000);
+}
+
 // ---------------------------------------------------------------------------
 // Against the pure core: each spec decided alone, combined by hand.
 // ---------------------------------------------------------------------------

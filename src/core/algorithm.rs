@@ -103,6 +103,15 @@ pub trait Algorithm: Copy {
         self.check(state, now, cost)
     }
 
+    /// What a call that consumes nothing stores at `now`: a repair, or
+    /// nothing (`None`, always in steady operation): the change of
+    /// [`decide`](Self::decide) at cost 0. A kind that can tell from its
+    /// state alone that no repair is due says so without deciding.
+    #[inline]
+    fn unconsumed(&self, state: Option<Self::State<'_>>, now: Nanos) -> Option<Change<Self::Write>> {
+        self.decide(state, now, 0).change
+    }
+
     /// [`check`](Self::check), with its write classified.
     #[inline]
     fn decide(&self, state: Option<Self::State<'_>>, now: Nanos, cost: u64) -> Verdict<Self::Write> {
@@ -180,6 +189,14 @@ impl Algorithm for Gcra {
     fn refund(&self, state: GcraState, now: Nanos, units: u64) -> Outcome<GcraState> {
         Gcra::refund(self, state, now.0, units)
     }
+    #[inline]
+    fn unconsumed(&self, state: Option<GcraState>, now: Nanos) -> Option<Change<GcraState>> {
+        if Gcra::repairs(self, state, now.0) {
+            self.decide(state, now, 0).change
+        } else {
+            None
+        }
+    }
     const BOOKS: bool = true;
     #[inline]
     fn conforms_in(&self, state: Option<GcraState>, now: Nanos, cost: u64) -> Option<u64> {
@@ -204,6 +221,14 @@ impl Algorithm for TokenBucket {
     #[inline]
     fn refund(&self, state: TokenBucketState, now: Nanos, units: u64) -> Outcome<TokenBucketState> {
         TokenBucket::refund(self, state, now.0, units)
+    }
+    #[inline]
+    fn unconsumed(&self, state: Option<TokenBucketState>, now: Nanos) -> Option<Change<TokenBucketState>> {
+        if TokenBucket::repairs(self, state, now.0) {
+            self.decide(state, now, 0).change
+        } else {
+            None
+        }
     }
     const BOOKS: bool = true;
     #[inline]
@@ -305,6 +330,30 @@ mod tests {
         for cost in [0, 1, 11] {
             assert!(matches!(g.decide(far, T0, cost).change, Some(Change::Repair(_))), "cost {cost}");
         }
+    }
+
+    #[test]
+    fn unconsumed_is_what_a_cost_0_decision_stores() {
+        // States from idle to far ahead (a backward jump), with bookings:
+        // the shortcut answers exactly what deciding at cost 0 would.
+        let g = Gcra::new(10, 1000, 6).unwrap();
+        let b = TokenBucket::new(5, 2, 1000).unwrap();
+        let ms = 1_000_000u64;
+        let mut repairs = 0;
+        for ahead in [0, 1, 99 * ms, 100 * ms, 600 * ms, 600 * ms + 1, 700 * ms, 86_400_000 * ms] {
+            for booked in [0, 1, 50 * ms, 86_400_000 * ms] {
+                for now in [T0, Nanos(T0.0 + 123_456)] {
+                    let gs = Some(GcraState { tat_ns: now.0 + ahead, booked_ns: booked });
+                    assert_eq!(g.unconsumed(gs, now), g.decide(gs, now, 0).change, "gcra {ahead} {booked}");
+                    let bs = Some(TokenBucketState { full_at_ns: now.0 + ahead, booked_ns: booked });
+                    assert_eq!(b.unconsumed(bs, now), b.decide(bs, now, 0).change, "bucket {ahead} {booked}");
+                    repairs += usize::from(g.unconsumed(gs, now).is_some());
+                }
+            }
+        }
+        assert_eq!(g.unconsumed(None, T0), None);
+        // Both answers occur: the grid reaches states that need a repair.
+        assert!(repairs > 0 && repairs < 64, "{repairs}");
     }
 
     #[test]

@@ -24,6 +24,22 @@ pub struct Decision {
     pub wait_ms: u64,
 }
 
+/// The retry of a call that several limits decide together (`RL.ALL`) and
+/// that some of them deny: -1 if a denying limit can never allow (its cost
+/// exceeds its limit), else the longest wait among the denying limits.
+/// Limits only refill while nothing else happens, so after that wait every
+/// one of them allows.
+pub fn combined_retry<'a>(decisions: impl Iterator<Item = &'a Decision>) -> i64 {
+    let mut longest = 0;
+    for d in decisions.filter(|d| !d.allowed) {
+        if d.retry_after_ms < 0 {
+            return -1;
+        }
+        longest = longest.max(d.retry_after_ms);
+    }
+    longest
+}
+
 /// A decision plus the state to store, if the call consumed anything.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Outcome<S> {
@@ -59,4 +75,30 @@ pub struct Write<S> {
 pub struct ParamError {
     pub arg: &'static str,
     pub reason: &'static str,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn d(allowed: bool, retry_after_ms: i64) -> Decision {
+        Decision { allowed, limit: 10, remaining: 0, retry_after_ms, reset_after_ms: 0, wait_ms: 0 }
+    }
+
+    #[test]
+    fn retry_is_the_longest_wait_among_the_denying_limits() {
+        let ds = [d(false, 100), d(true, 0), d(false, 250), d(false, 1)];
+        assert_eq!(combined_retry(ds.iter()), 250);
+    }
+
+    #[test]
+    fn retry_is_never_when_any_denying_limit_can_never_allow() {
+        let ds = [d(false, 100), d(false, -1), d(false, 250)];
+        assert_eq!(combined_retry(ds.iter()), -1);
+    }
+
+    #[test]
+    fn allowed_limits_do_not_count_towards_the_retry() {
+        assert_eq!(combined_retry([d(true, 0), d(false, 7)].iter()), 7);
+    }
 }

@@ -77,6 +77,12 @@ impl Gcra {
     }
 
     /// Decide `cost` at `now_ns` (ns since the epoch).
+    /// Whether a call that consumes nothing at `now_ns` stores `state`
+    /// (a repair: it reads as drained).
+    pub fn repairs(&self, state: Option<GcraState>, now_ns: u64) -> bool {
+        self.schedule.repairs(state.map(Ahead::from), now_ns)
+    }
+
     pub fn check(&self, state: Option<GcraState>, now_ns: u64, cost: u64) -> Outcome<GcraState> {
         self.schedule.check(state.map(Ahead::from), now_ns, cost).map_state()
     }

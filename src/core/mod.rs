@@ -31,7 +31,7 @@ pub mod token_bucket;
 
 pub use algorithm::{Algorithm, Change, Verdict};
 pub use calendar::{tzdata_release, CacheSlot, Calendar, CalendarCache, Period, Unit, Window, Zone};
-pub use decision::{Decision, Outcome, ParamError, Write};
+pub use decision::{combined_retry, Decision, Outcome, ParamError, Write};
 pub use gcra::{Gcra, GcraState};
 pub use lease::{
     AcquireOutcome, Lease, LeaseBlock, LeaseChange, LeaseChangeKind, LeaseHeader, LeaseId, LeaseOp, LeaseRead,

@@ -184,6 +184,14 @@ impl Schedule {
         }
     }
 
+    /// Whether `state` reads as drained at `now` (further ahead than these
+    /// parameters allow): then, and only then, a call that consumes nothing
+    /// stores it so (a repair).
+    #[inline]
+    pub fn repairs(&self, state: Option<Ahead>, now: u64) -> bool {
+        self.backlog(state, now).1
+    }
+
     /// The state that leaves `backlog` ns at `now`, and the key's expiry:
     /// the time the limiter is full again, rounded up to a whole ms
     /// ([`expiry_ms`]); bookings keep how far beyond the span they reach.

@@ -58,6 +58,12 @@ impl TokenBucket {
     }
 
     /// A missing key is a full bucket. `now_ns`: ns since the epoch.
+    /// Whether a call that consumes nothing at `now_ns` stores `state`
+    /// (a repair: it reads as drained).
+    pub fn repairs(&self, state: Option<TokenBucketState>, now_ns: u64) -> bool {
+        self.schedule.repairs(state.map(Ahead::from), now_ns)
+    }
+
     pub fn check(&self, state: Option<TokenBucketState>, now_ns: u64, cost: u64) -> Outcome<TokenBucketState> {
         self.schedule.check(state.map(Ahead::from), now_ns, cost).map_state()
     }

@@ -8,7 +8,9 @@
 //! added, renewed or ended): what is applied, and what replicas and the AOF
 //! receive.
 
-use crate::core::lease::{AcquireOutcome, LeaseBlock, LeaseChange, LeaseChangeKind, LeaseId, LeaseOp, Leases};
+use crate::core::lease::{
+    AcquireOutcome, LeaseBlock, LeaseChange, LeaseChangeKind, LeaseId, LeaseOp, LeaseRead, Leases,
+};
 use crate::core::time::{Millis, Nanos};
 use crate::core::{Algorithm, Change, Outcome, ParamError, Verdict, Write};
 
@@ -100,5 +102,16 @@ impl Algorithm for Acquire {
 
     fn settle(&self, state: Option<Self::State<'_>>, now: Nanos, _units: u64) -> Verdict<LeaseChange> {
         self.decide(state, now, 0)
+    }
+
+    /// A call that takes nothing writes only a repair, and only a set some
+    /// of whose leases started after now (a backward jump) can need one.
+    #[inline]
+    fn unconsumed(&self, state: Option<Self::State<'_>>, now: Nanos) -> Option<Change<LeaseChange>> {
+        if state.as_ref().is_some_and(|s| s.header().last_ns > now.0) {
+            self.decide(state, now, 0).change
+        } else {
+            None
+        }
     }
 }

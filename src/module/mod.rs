@@ -24,6 +24,7 @@ mod load_options;
 pub mod log_value;
 pub mod names;
 pub mod quota_calendar;
+pub mod part;
 pub mod reply;
 mod server_alloc;
 pub mod state;

@@ -30,6 +30,29 @@ fn clamp(v: u64) -> i64 {
     i64::try_from(v).unwrap_or(i64::MAX)
 }
 
+/// RL.ALL's reply around `parts` per-key replies (`part(i)` answers key
+/// `i` as its single command would). RESP2: `[allowed, retry_after_ms, [5 integers] per
+/// key]`; RESP3: a map with `allowed` (a boolean), `retry_after_ms` and
+/// `limits`.
+pub fn all(ctx: Ctx<'_>, allowed: bool, retry_after_ms: i64, parts: usize, map: bool, mut part: impl FnMut(usize)) {
+    if map {
+        // SAFETY: the command's context (a `Ctx`).
+        unsafe { api!(RedisModule_ReplyWithMap(ctx.raw(), 3)) };
+        key(ctx, c"allowed");
+        // SAFETY: the command's context (a `Ctx`).
+        unsafe { api!(RedisModule_ReplyWithBool(ctx.raw(), allowed as std::os::raw::c_int)) };
+        key(ctx, c"retry_after_ms");
+        reply_i64(ctx, retry_after_ms);
+        key(ctx, c"limits");
+        reply_array(ctx, parts);
+    } else {
+        reply_array(ctx, 2 + parts);
+        reply_i64(ctx, allowed as i64);
+        reply_i64(ctx, retry_after_ms);
+    }
+    (0..parts).for_each(&mut part);
+}
+
 /// Replies with kind `K`'s answer: its decision, and for `RL.ACQUIRE` the
 /// lease the written `change` holds (nil when nothing was written: a
 /// denial, a PEEK, COST 0); with `MAXWAIT` (`booking`), `wait_ms`.

@@ -189,6 +189,19 @@ impl<'c, K: Kind> KeyState<'c, K> {
         done
     }
 
+    /// One key's commit: makes `change` as [`write`](Self::write) does,
+    /// closes the key, and announces the write. False if the server refused
+    /// the value (the reply is then [`NOT_STORED`]; nothing is announced).
+    #[inline]
+    pub fn commit(&mut self, change: &Change<K::Write>, now: Nanos, flags: u32) -> bool {
+        let stored = self.write(change, now, flags);
+        self.close();
+        if stored {
+            self.announce();
+        }
+        stored
+    }
+
     /// The effect of `change`, just made: `RL.APPLY` of the stored state,
     /// or `DEL` (which reads no clock: safe for any consumer); or, when
     /// nothing consumes effects, only the count of a change to the dataset,

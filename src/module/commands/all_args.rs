@@ -3,9 +3,16 @@
 //! A spec is a kind's keyword followed by that kind's own grammar (see
 //! `kinds`), read through the same cursor as the kind's command.
 
+use std::os::raw::c_int;
+
+use redis_module::raw;
+
+use crate::core::time::Nanos;
 use crate::core::Algorithm;
 use crate::module::args::{int_in, max_wait, printable, ArgError, Cursor, BOOKS_ONLY};
+use crate::module::ffi::{api, has, Argv, Ctx, KeyName};
 use crate::module::kinds::{self, with_kinds, Kind};
+use crate::module::part::{AnyPart, Ask, Part};
 
 /// The most keys one RL.ALL call may name. A bound, so that no argument can
 /// make a call allocate or hold open an unbounded number of keys; several
@@ -25,6 +32,22 @@ macro_rules! limit {
             pub fn books(&self) -> bool {
                 match self {
                     $(Limit::$variant(_) => <$kind as Algorithm>::BOOKS,)*
+                }
+            }
+
+            /// Opens the key `name` (`key`: its bytes) and decides this limit
+            /// alone for `ask` at `now`: the call's part for that key.
+            #[inline]
+            pub fn open<'c, 'a>(
+                &'a self,
+                ctx: Ctx<'c>,
+                name: KeyName<'c>,
+                key: &[u8],
+                ask: Ask,
+                now: Nanos,
+            ) -> Result<AnyPart<'c, 'a>, String> {
+                match self {
+                    $(Limit::$variant(l) => Part::<$kind>::open(ctx, name, key, l, ask, now).map(AnyPart::$variant),)*
                 }
             }
         }
@@ -173,6 +196,41 @@ fn spec_of<'a, K: Kind, F: Fn(usize) -> &'a [u8]>(
 ) -> Result<(K, u64, Option<u64>), ArgError> {
     let (limit, opts) = K::grammar(&mut Cursor::spec(arg, from, end, K::KEYWORD))?;
     Ok((limit, opts.cost, opts.refund))
+}
+
+/// Whether the server is asking for the key positions (cluster routing on
+/// Redis 7.0, `COMMAND GETKEYS` where no key spec applies) rather than
+/// running the command.
+pub fn keys_position_request(ctx: Ctx<'_>) -> bool {
+    // SAFETY: the command's context (a `Ctx`); checked with `has!` first.
+    has!(RedisModule_IsKeysPositionRequest) && unsafe { api!(RedisModule_IsKeysPositionRequest(ctx.raw())) } != 0
+}
+
+/// Declares arguments `2..2 + numkeys` as keys, as the command's key spec
+/// does, so routing and `COMMAND GETKEYS` agree. A `numkeys` that is not an
+/// integer or exceeds the arguments declares no key: the command then runs
+/// where it was sent and answers the error itself. (A valid `numkeys` above
+/// the RL.ALL maximum is still declared: the keys are bounded by argc, and
+/// the command answers that error wherever it is routed.)
+pub fn report_keys(ctx: Ctx<'_>, args: &Argv<'_>) {
+    let ctx = ctx.raw();
+    let Some(after) = args.len().checked_sub(2) else { return };
+    let Ok(numkeys) = int_in(args.bytes(1), "numkeys", 0, after as u64) else { return };
+    let flags =
+        (raw::REDISMODULE_CMD_KEY_RW | raw::REDISMODULE_CMD_KEY_ACCESS | raw::REDISMODULE_CMD_KEY_UPDATE) as c_int;
+    let with_flags = has!(RedisModule_KeyAtPosWithFlags);
+    // numkeys <= argc - 2, so every position fits in c_int like argc does.
+    for pos in 2..2 + numkeys as c_int {
+        if with_flags {
+            // SAFETY: the command's context, in a keys-position request; `pos` is an
+            // argument's index.
+            unsafe { api!(RedisModule_KeyAtPosWithFlags(ctx, pos, flags)) };
+        } else {
+            // SAFETY: the command's context, in a keys-position request; `pos` is an
+            // argument's index.
+            unsafe { api!(RedisModule_KeyAtPos(ctx, pos)) };
+        }
+    }
 }
 
 #[cfg(test)]

@@ -18,14 +18,15 @@ pub mod top;
 pub mod wait;
 
 use crate::core::time::{Nanos, NS_PER_MS};
-use crate::core::{Algorithm, Verdict};
+use crate::core::{Algorithm, Change, Decision, Verdict};
 
 use super::args::{ArgError, Options};
 use super::clock;
 use super::ffi::{context_flags, reply_error, reply_wrong_arity, Argv, Ctx};
 use super::kinds::Kind;
+use super::part::{self, Ask, Part};
 use super::reply;
-use super::state::{KeyState, NOT_STORED};
+use super::state::NOT_STORED;
 use super::stats::Counters;
 
 /// A kind's own command, `RL.<KEYWORD> key <grammar> [PEEK]`.
@@ -41,34 +42,40 @@ pub fn kind_command_with<K: Kind>(
     args: Argv<'_>,
     parse: impl FnOnce(&Argv<'_>) -> Result<(K, Options), ArgError>,
 ) {
-    run::<K, K>(ctx, args, K::stats(), parse, |ctx, verdict, opts, wrote, flags| {
-        let written = verdict.change.as_ref().filter(|_| wrote);
-        reply::kind::<K>(ctx, &verdict.decision, written, opts.max_wait_ms.is_some(), reply::wants_map(flags))
+    run::<K, K>(ctx, args, K::stats(), parse, |ctx, decision, written, opts, flags| {
+        reply::kind::<K>(ctx, decision, written, opts.max_wait_ms.is_some(), reply::wants_map(flags))
     });
 }
 
+/// What a call with `opts` asks of its key.
+#[inline]
+pub fn ask(opts: &Options) -> Ask {
+    // MAXWAIT is at most 10^6 ms: fits in ns.
+    Ask { cost: opts.cost, refund: opts.refund, max_wait_ns: opts.max_wait_ms.map(|ms| ms * NS_PER_MS) }
+}
+
 /// What a call with `opts` decides: a refund settles, `MAXWAIT` may book,
-/// anything else is decided as it is.
+/// anything else is decided as it is (RL.PEEK, which opens no part).
 #[inline]
 pub fn decide<A: Algorithm>(limiter: &A, state: Option<A::State<'_>>, now: Nanos, opts: &Options) -> Verdict<A::Write> {
-    match (opts.refund, opts.max_wait_ms) {
-        (Some(units), _) => limiter.settle(state, now, units),
-        (None, None) => limiter.decide(state, now, opts.cost),
-        // At most 10^6 ms: fits in ns.
-        (None, Some(ms)) => limiter.decide_within(state, now, opts.cost, ms * NS_PER_MS),
+    match ask(opts) {
+        Ask { refund: Some(units), .. } => limiter.settle(state, now, units),
+        Ask { max_wait_ns: None, cost, .. } => limiter.decide(state, now, cost),
+        Ask { max_wait_ns: Some(ns), cost, .. } => limiter.decide_within(state, now, cost, ns),
     }
 }
 
-/// Runs one single-key command end to end: the key holds kind `K`'s state,
-/// decided by `A` (the kind itself, or another description of it, as
-/// CL.THROTTLE is of GCRA), parsed by `parse` and answered by `reply`.
+/// Runs one single-key command end to end, a decision transaction of one
+/// part: the key holds kind `K`'s state, decided by `A` (the kind itself,
+/// or another description of it, as CL.THROTTLE is of GCRA), parsed by
+/// `parse` and answered by `reply` (with the change written, if any).
 #[inline]
 pub fn run<K: Kind, A: for<'s> Algorithm<State<'s> = K::State<'s>, Write = K::Write>>(
     ctx: Ctx<'_>,
     args: Argv<'_>,
     stats: &'static Counters,
     parse: impl FnOnce(&Argv<'_>) -> Result<(A, Options), ArgError>,
-    reply: impl FnOnce(Ctx<'_>, &Verdict<K::Write>, &Options, bool, u32),
+    reply: impl FnOnce(Ctx<'_>, &Decision, Option<&Change<K::Write>>, &Options, u32),
 ) {
     let mut tally = stats.tally();
     // Borrowed where it was parsed (RL.ACQUIRE's holds a 129-byte id).
@@ -89,43 +96,29 @@ pub fn run<K: Kind, A: for<'s> Algorithm<State<'s> = K::State<'s>, Write = K::Wr
             wait::WaitPath::Now => {}
         }
     }
-    let mut key = match KeyState::<K>::open(ctx, args.key(1)) {
-        Ok(key) => key,
-        Err(e) => return reply_error(ctx, &e.message::<K>()),
-    };
-
     let now = clock::now();
-    let mut verdict = decide(limiter, key.state(), now, &opts);
-    K::behind_waiters(ctx, limiter, key.state(), now, args.bytes(1), &mut verdict);
+    let mut one = match Part::<K, A>::open(ctx, args.key(1), args.bytes(1), limiter, ask(&opts), now) {
+        Ok(part) => [part],
+        Err(wrong_type) => return reply_error(ctx, &wrong_type),
+    };
+    let decision = one[0].verdict.decision;
     if let Some(wait_ms) = may_block {
         // Denied now, but a release or an expiry can make room: wait
         // (nothing is written; a repair waits for the grant's write).
-        if !verdict.decision.allowed && verdict.decision.retry_after_ms >= 0 {
-            key.close();
+        if !decision.allowed && decision.retry_after_ms >= 0 {
+            let [part] = one;
+            part.abandon();
             return wait::command(ctx, args, wait_ms);
         }
     }
-
-    let wrote = !opts.peek && verdict.change.is_some();
-    if let (true, Some(change)) = (wrote, &verdict.change) {
-        let stored = key.write(change, now, flags);
-        key.close();
-        if !stored {
-            return reply_error(ctx, NOT_STORED);
-        }
-        key.announce();
-    } else {
-        key.close();
+    if !part::commit(&mut one, decision.allowed, now, flags, opts.peek, |_| args.bytes(1)) {
+        return reply_error(ctx, NOT_STORED);
     }
-    tally.decision(&verdict.decision);
-    // A refund consumes nothing: RL.TOP counts it neither way.
-    if !opts.peek && opts.refund.is_none() {
-        super::top_summary::decided(args.bytes(1), &verdict.decision, opts.cost);
-    }
+    tally.decision(&decision);
     if opts.refund.is_some() {
         tally.refunded(1);
     }
-    reply(ctx, &verdict, &opts, wrote, flags);
+    reply(ctx, &decision, one[0].written(), &opts, flags);
     if K::LEASE_REPLY {
         wait::after_call(ctx, args.bytes(1));
     }

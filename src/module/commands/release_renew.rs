@@ -69,12 +69,9 @@ fn settle(
     let r = op(key.state().as_ref(), now.0);
     if let Some(change) = r.change.map(classify) {
         key.set_event(event);
-        let stored = key.write(&change, now, context_flags(ctx));
-        key.close();
-        if !stored {
+        if !key.commit(&change, now, context_flags(ctx)) {
             return reply_error(ctx, NOT_STORED);
         }
-        key.announce();
         // A release makes room: waiters on the key are granted at once.
         super::wait::wake(ctx, args.bytes(1));
     }

@@ -20,7 +20,7 @@
 
 use crate::core::time::Nanos;
 use crate::core::time::{MAX_COUNT, MAX_PERIOD_MS, US_PER_MS};
-use crate::core::{Algorithm, Decision, Gcra, GcraState, Outcome, ParamError, Verdict};
+use crate::core::{Algorithm, Change, Decision, Gcra, GcraState, Outcome, ParamError};
 use crate::module::args::{self, ArgError, Options};
 use crate::module::ffi::{reply_array, reply_i64, Argv, Ctx};
 use crate::module::stats::Counters;
@@ -85,8 +85,8 @@ fn parse(a: &Argv<'_>) -> Result<(Throttle, Options), ArgError> {
 }
 
 /// redis-cell's five integers, an array in RESP2 and RESP3 alike.
-fn reply(ctx: Ctx<'_>, verdict: &Verdict<GcraState>, _opts: &Options, _wrote: bool, _flags: u32) {
-    let fields = cell_reply(&verdict.decision);
+fn reply(ctx: Ctx<'_>, decision: &Decision, _written: Option<&Change<GcraState>>, _opts: &Options, _flags: u32) {
+    let fields = cell_reply(decision);
     reply_array(ctx, fields.len());
     for v in fields {
         reply_i64(ctx, v);
