@@ -37,7 +37,9 @@ unsafe fn section(ctx: *mut RedisModuleInfoCtx) {
     if has!(RedisModule_InfoAddFieldCString) {
         // SAFETY: `ctx` is the running INFO callback's; the names and values are static
         // C strings.
-        unsafe { api!(RedisModule_InfoAddFieldCString(ctx, c"version".as_ptr(), super::VERSION_TEXT.as_ptr())) };
+        unsafe {
+            api!(RedisModule_InfoAddFieldCString(ctx, c"version".as_ptr(), super::version::VERSION_TEXT.as_ptr()))
+        };
         // SAFETY: `ctx` is the running INFO callback's; the names and values are static
         // C strings.
         unsafe { api!(RedisModule_InfoAddFieldCString(ctx, c"clock".as_ptr(), super::clock::source().as_ptr())) };
