@@ -5,7 +5,8 @@
 use std::cmp::Ordering;
 use std::ops::Deref;
 
-use super::{Key, LeaseBlock, FIRST_AT, LAST_AT, MAX_DEPTH, NIL};
+use super::layout::{Key, FIRST_AT, LAST_AT, MAX_DEPTH, NIL};
+use super::LeaseBlock;
 use crate::core::lease::{LeaseRead, MAX_LEASE_LIMIT};
 
 impl<W: Deref<Target = [u64]>> LeaseBlock<W> {

@@ -6,7 +6,8 @@
 
 use std::ops::{Deref, DerefMut};
 
-use super::{Key, LeaseBlock, LEASE_BLOCK_HEADER_WORDS, SEED_AT, SLOT_FIXED};
+use super::layout::{Key, LEASE_BLOCK_HEADER_WORDS, SEED_AT, SLOT_FIXED};
+use super::LeaseBlock;
 use crate::core::lease::LeaseRead;
 
 /// The id index's hash of an id's words, keyed by the block's `seed`: each

@@ -9,7 +9,8 @@
 use std::cmp::Ordering;
 use std::ops::{Deref, DerefMut};
 
-use super::{Key, LeaseBlock, FIRST_AT, LAST_AT, LEASE_MS_BITS, MAX_DEPTH, NIL, SUM_MASK, UNITS_BITS};
+use super::layout::{Key, FIRST_AT, LAST_AT, LEASE_MS_BITS, MAX_DEPTH, NIL, SUM_MASK, UNITS_BITS};
+use super::LeaseBlock;
 use crate::core::lease::{Lease, LeaseId, LeaseRead};
 
 impl<W: Deref<Target = [u64]>> LeaseBlock<W> {

@@ -8,7 +8,8 @@
 
 use std::ops::Deref;
 
-use super::{LeaseBlock, FIRST_AT, LAST_AT, MIXED, SEED_AT, SLOT_FIXED, WIDTH_AT, WIDTH_BITS};
+use super::layout::{FIRST_AT, LAST_AT, MIXED, SEED_AT, SLOT_FIXED, WIDTH_AT, WIDTH_BITS};
+use super::LeaseBlock;
 use crate::core::lease::{
     Lease, LeaseChange, LeaseHeader, LeaseId, LeaseRead, LeaseStore, MAX_ID_LEN, MAX_ID_WORDS, MAX_LEASE_LIMIT,
 };
