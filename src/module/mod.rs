@@ -30,6 +30,7 @@ pub mod state;
 pub mod stats;
 pub mod stored;
 pub mod top_summary;
+pub mod var_value;
 pub mod waiters;
 pub mod wire;
 
