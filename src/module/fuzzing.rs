@@ -904,7 +904,7 @@ fn check_against_model<K: Kind>(model: &Model, key: &FakeKey) {
             assert_eq!(m.is_some(), !key.value.is_null(), "the model and the key disagree on whether it exists");
             if let Some(m) = m {
                 // SAFETY: the key holds a live lease set.
-                let b = unsafe { super::lease_value::read(key.value) };
+                let b = unsafe { super::var_value::read::<crate::core::LeaseChange>(key.value) };
                 assert!(b.valid(), "an invalid lease block");
                 let got: Vec<_> = b.iter().collect();
                 assert_eq!(got, m.leases(), "the lease set holds otherwise than its model");
@@ -915,7 +915,7 @@ fn check_against_model<K: Kind>(model: &Model, key: &FakeKey) {
             assert_eq!(m.is_some(), !key.value.is_null(), "the model and the key disagree on whether it exists");
             if let Some(m) = m {
                 // SAFETY: the key holds a live log.
-                let r = unsafe { super::log_value::read(key.value) };
+                let r = unsafe { super::var_value::read::<crate::core::LogChange>(key.value) };
                 assert!(SlidingLog::valid(&r), "an invalid log");
                 let got: Vec<_> = (0..r.len()).map(|i| r.get(i)).collect();
                 let want: Vec<_> = m.entries().collect();

@@ -17,7 +17,7 @@ use redis_module::raw::RedisModuleType;
 use crate::core::lease::{LeaseId, MAX_LEASE_LIMIT};
 use crate::core::log::MAX_LOG_LIMIT;
 use crate::core::time::Nanos;
-use crate::core::{Algorithm, Change, Gcra, SlidingLog, SlidingWindow, TokenBucket, Verdict};
+use crate::core::{Algorithm, Change, Gcra, LeaseChange, LogChange, SlidingLog, SlidingWindow, TokenBucket, Verdict};
 
 use super::acquire::{self, Acquire};
 use super::args::id;
@@ -25,11 +25,10 @@ use super::args::{ArgError, Cursor, Options};
 use super::command_info::{self, Info};
 use super::ffi::{Argv, Ctx};
 use super::fixed;
-use super::lease_value;
-use super::log_value;
 use super::quota_calendar::QuotaLimit;
 use super::stats::Counters;
 use super::stored::Stored;
+use super::var_value;
 
 /// Calls the macro `$m` with every kind, as `Variant: path::Type`, in the
 /// order INFO, docs and error texts list them. The one list of kinds.
@@ -206,8 +205,8 @@ impl Kind for SlidingLog {
     const POSITIONALS: usize = 2;
     statics!();
     unsafe fn read<'v>(value: *mut c_void) -> Self::State<'v> {
-        // SAFETY: per the contract; its values are made by `log_value`.
-        unsafe { log_value::read(value) }
+        // SAFETY: per the contract; its values are made by `var_value`.
+        unsafe { var_value::read::<LogChange>(value) }
     }
     fn grammar<'a, F: Fn(usize) -> &'a [u8]>(c: &mut Cursor<'a, F>) -> Result<(Self, Options), ArgError> {
         // At most 10,000: memory grows with it.
@@ -254,8 +253,8 @@ impl Kind for Acquire {
     const LEASE_REPLY: bool = true;
     statics!();
     unsafe fn read<'v>(value: *mut c_void) -> Self::State<'v> {
-        // SAFETY: per the contract; its values are made by `lease_value`.
-        unsafe { lease_value::read(value) }
+        // SAFETY: per the contract; its values are made by `var_value`.
+        unsafe { var_value::read::<LeaseChange>(value) }
     }
     #[inline]
     fn lease(change: Option<&Change<Self::Write>>) -> Option<&LeaseId> {

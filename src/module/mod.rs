@@ -31,6 +31,7 @@ pub mod state;
 pub mod stats;
 pub mod stored;
 pub mod top_summary;
+pub mod var_value;
 pub mod version;
 pub mod waiters;
 pub mod wire;

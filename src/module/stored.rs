@@ -6,10 +6,11 @@
 //!
 //! - `fixed`: the fixed-size states (GCRA, the token bucket, the sliding
 //!   window, quotas). A write is the whole new state.
-//! - `log_value`: the sliding log, a variable-size state (a bounded number
-//!   of entries in one block from the server's allocator). A write is the
-//!   change to the stored log, of constant size: what the effect carries,
-//!   never the whole log (the AOF rewrite alone writes the whole log).
+//! - `var_value`: the variable-size states, the sliding log (`log_value`)
+//!   and the lease set (`lease_value`): a bounded number of entries in one
+//!   block from the server's allocator, kept by one storage policy. A write
+//!   is the change to the stored state, of constant size: what the effect
+//!   carries, never the whole state (the AOF rewrite alone writes it whole).
 //!
 //! Every kind's data type writes RDB encoding version 1 today; each
 //! `rdb_load` matches the versions it knows explicitly.
@@ -147,20 +148,6 @@ pub unsafe fn emit_apply(aof: *mut RedisModuleIO, key: *mut RedisModuleString, p
     unsafe {
         api!(RedisModule_EmitAOF(aof, names::apply().as_ptr(), c"sb".as_ptr(), key, payload.as_ptr(), payload.len()))
     };
-}
-
-/// The little-endian words of a payload `tag, words..`: `None` if the tag
-/// differs or the length is not `N` words.
-pub fn payload_words<const N: usize>(payload: &[u8], tag: u8) -> Option<[u64; N]> {
-    let body = payload.strip_prefix(&[tag])?;
-    if body.len() != 8 * N {
-        return None;
-    }
-    let mut words = [0u64; N];
-    for (w, bytes) in words.iter_mut().zip(body.chunks_exact(8)) {
-        *w = u64::from_le_bytes(bytes.try_into().ok()?);
-    }
-    Some(words)
 }
 
 /// Applies a propagated change of a variable-size state (`RL.APPLY`) to the
