@@ -123,6 +123,43 @@ mod tests {
         T0 * NS_PER_US
     }
 
+    /// In the last ns in which the burst's rounding allowance lets a whole
+    /// burst through while time is still charged, `remaining` says one less
+    /// than a request of the whole burst gets (rounding is never forgiven
+    /// in the reply: full only when idle, so the reset is exact), and never
+    /// more than the burst goes through. Here a unit is 512.45... ms, not a
+    /// whole number of ns, and B * (ceil(u) - u) ns add up to nearly one
+    /// unit. (The property `backward_clock_jump_never_admits_more_than_the_limit`
+    /// compared a jump's admissions with `remaining` and failed here at
+    /// random; it now compares them with what was admissible before it.)
+    #[test]
+    fn within_the_bursts_rounding_remaining_says_one_less_than_goes_through() {
+        let b = 1_951_426_740;
+        let g = Gcra::new(b, 1_000_000_000_000, b).unwrap();
+        let t0 = T0 * NS_PER_US;
+        let charged = g.check(None, t0, 1).write.map(|w| w.state);
+        // Admit as much as will go at `t`, halving the request on each denial.
+        let drain = |t: u64| {
+            let (mut state, mut total, mut ask) = (charged, 0, 1u64 << 32);
+            while ask > 0 {
+                let o = g.check(state, t, ask);
+                if o.decision.allowed {
+                    total += ask;
+                    state = o.write.map(|w| w.state);
+                } else {
+                    ask /= 2;
+                }
+            }
+            total
+        };
+        let status = g.check(charged, t0 + 1876, 0).decision;
+        assert_eq!((status.remaining, drain(t0 + 1876)), (b - 1, b));
+        assert!(status.reset_after_ms > 0);
+        // An earlier instant (the clock went back) admits no more.
+        assert!(drain(t0 + 1000) <= drain(t0 + 1876));
+        assert!(drain(t0) <= b);
+    }
+
     #[test]
     fn ten_per_second_with_burst_six() {
         let g = Gcra::new(10, 1000, 6).unwrap();
