@@ -32,6 +32,8 @@ use crate::core::time::{Nanos, NS_PER_MS};
 use crate::core::{Decision, Verdict};
 use crate::module::args::{self, ArgError};
 use crate::module::clock;
+use crate::module::declaration::{Declaration, Docs};
+use crate::module::entry::entry_point;
 use crate::module::ffi::{
     api, context_flags, has, reply_array, reply_error, reply_i64, reply_wrong_arity, Argv, Ctx, KeyName,
 };
@@ -45,6 +47,14 @@ use super::all_args::{self, Limit};
 
 /// RL.ALL's `INFO rl` counters.
 pub static STATS: Counters = Counters::new();
+
+/// O(N), so not fast. The keys follow numkeys, which no first/last/step can
+/// express: Redis 7.0 finds them only through the getkeys-api callback
+/// ([`report_keys`]), later servers also from the key spec. Its docs are
+/// made from the kinds' (`all_args::docs`).
+pub const COMMAND: Declaration =
+    Declaration::command(c"RL.ALL", c"write deny-oom getkeys-api", entry_point!(command), Docs::AtLoad(all_args::docs))
+        .info_line(c"all", &STATS);
 
 /// Runs RL.ALL end to end, or answers the server's key-position request.
 pub fn command(ctx: Ctx<'_>, args: Argv<'_>) {
