@@ -137,6 +137,32 @@ impl Arg {
     }
 }
 
+/// What the docs say of an argument, for the tests that hold them against
+/// the parsers (`grammar_docs`).
+#[cfg(test)]
+impl Arg {
+    pub fn name(&self) -> &'static CStr {
+        self.name
+    }
+    pub fn kind(&self) -> ArgType {
+        self.kind
+    }
+    /// The keyword before it, or that it is (a pure token).
+    pub fn keyword(&self) -> Option<&'static CStr> {
+        self.token
+    }
+    pub fn is_optional(&self) -> bool {
+        self.flags & raw::REDISMODULE_CMD_ARG_OPTIONAL != 0
+    }
+    pub fn is_multiple(&self) -> bool {
+        self.flags & raw::REDISMODULE_CMD_ARG_MULTIPLE != 0
+    }
+    /// A one-of's alternatives, a block's parts.
+    pub fn subargs(&self) -> &'static [Arg] {
+        self.subargs
+    }
+}
+
 /// Reads its state and writes it back, and the reply reveals it: as INCR.
 pub const LIMITER_KEY: u32 =
     raw::REDISMODULE_CMD_KEY_RW | raw::REDISMODULE_CMD_KEY_ACCESS | raw::REDISMODULE_CMD_KEY_UPDATE;

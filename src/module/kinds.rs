@@ -8,7 +8,8 @@
 //! [`Algorithm`](crate::core::Algorithm)), its state's encoding in
 //! `stored.rs`, an `impl Kind` below (its command's docs included: its
 //! `Declaration` is made from it, `commands::of_kind`), and one entry in
-//! [`with_kinds!`].
+//! [`with_kinds!`]. A test walks each kind's documented arguments against
+//! its grammar.
 
 use std::ffi::{c_void, CStr};
 use std::sync::atomic::{AtomicPtr, Ordering};
@@ -110,7 +111,13 @@ pub trait Kind: Algorithm<Write: Stored> + 'static {
     /// Its command's arguments (`args[0]` the command, `args[1]` the key).
     #[inline]
     fn parse_command(args: &Argv<'_>) -> Result<(Self, Options), ArgError> {
-        Self::grammar(&mut Cursor::command(args.len(), |i| args.bytes(i), 2, Self::POSITIONALS, true)?)
+        Self::parse_command_from(args.len(), |i| args.bytes(i))
+    }
+
+    /// [`parse_command`](Self::parse_command) over any byte source.
+    #[inline]
+    fn parse_command_from<'a>(len: usize, arg: impl Fn(usize) -> &'a [u8]) -> Result<(Self, Options), ArgError> {
+        Self::grammar(&mut Cursor::command(len, arg, 2, Self::POSITIONALS, true)?)
     }
 }
 

@@ -17,6 +17,8 @@ pub mod ffi;
 pub mod fixed;
 #[cfg(feature = "fuzzing")]
 pub mod fuzzing;
+#[cfg(test)]
+mod grammar_docs;
 #[cfg(feature = "test-hooks")]
 pub mod hooks;
 pub mod info;

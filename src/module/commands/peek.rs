@@ -4,7 +4,7 @@
 //! what the kind's command with `PEEK` answers, opens the key for reading
 //! only, and never writes, not even a repair. Flagged `readonly`.
 
-use crate::module::args::{printable, ArgError, Cursor};
+use crate::module::args::{printable, ArgError, Cursor, Options};
 use crate::module::clock;
 use crate::module::command_info::{Arg, Info, Keys, READ_KEY, V0_2_0};
 use crate::module::declaration::{Declaration, Docs};
@@ -55,6 +55,12 @@ pub fn command(ctx: Ctx<'_>, args: Argv<'_>) {
     let _ = kinds::by_keyword(word, Peek { ctx, args });
 }
 
+/// The arguments after the key (`args[2]`): the kind's grammar, without
+/// PEEK (it is implied) or REFUND (a write), and WAIT is refused.
+pub fn parse_from<'a, K: Kind>(len: usize, arg: impl Fn(usize) -> &'a [u8]) -> Result<(K, Options), ArgError> {
+    K::grammar(&mut Cursor::command(len, arg, 3, K::POSITIONALS, false)?)
+}
+
 /// Peeks at a key of the kind the keyword named.
 struct Peek<'c> {
     ctx: Ctx<'c>,
@@ -67,10 +73,7 @@ impl WithKind for Peek<'_> {
         let Peek { ctx, args } = self;
         // Counted as a call of the kind, as its command with PEEK is.
         let mut tally = K::stats().tally();
-        // The kind's grammar after the key, without PEEK (it is implied).
-        let parsed = Cursor::command(args.len(), |i| args.bytes(i), 3, K::POSITIONALS, false)
-            .and_then(|mut c| K::grammar(&mut c));
-        let (limiter, opts) = match parsed {
+        let (limiter, opts) = match parse_from::<K>(args.len(), |i| args.bytes(i)) {
             Ok(parsed) => parsed,
             Err(ArgError::WrongArity) => return reply_wrong_arity(ctx),
             Err(e) => return reply_error(ctx, &e.to_string()),
