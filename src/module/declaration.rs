@@ -9,10 +9,11 @@
 //! Adding a command: a handler, its `Declaration` beside it, and one entry
 //! in `commands::TABLE`.
 
+use std::ffi::CStr;
+
 use super::command_info::Info;
 use super::entry::RawHandler;
 use super::stats::Counters;
-use std::ffi::CStr;
 
 /// How one command is registered and described.
 pub struct Declaration {
