@@ -5,8 +5,9 @@
 //!
 //! The `redis-module` crate's `#[command]` attribute would do this but
 //! fails on Redis 7.0, so the raw API is called here. Each command is
-//! described once as plain static data ([`Info`]); [`set`] turns it into
-//! the C structs at load.
+//! described once as plain static data ([`Info`]), in its declaration
+//! (`declaration`; a kind's in its `Kind` impl), from the builders and the
+//! shared arguments here; [`set`] turns it into the C structs at load.
 //!
 //! Key specs are what cluster clients and proxies read to route a command,
 //! what ACL key patterns are checked against, and what `COMMAND GETKEYS`
@@ -27,10 +28,9 @@ use redis_module::raw::{
 
 use super::ffi::{api, has, Ctx};
 
-/// The module version in which every command first appeared: all of them
-/// came with this first release, so the crate version.
-/// Releases, for `since`: 0.1.0 had RL.GCRA, RL.TOKENBUCKET, RL.SLIDE,
-/// RL.ALL and CL.THROTTLE (and RL.APPLY); the rest came with 0.2.0.
+/// The releases, for `since` (the one a command first appeared in): 0.1.0
+/// had RL.GCRA, RL.TOKENBUCKET, RL.SLIDE, RL.ALL and CL.THROTTLE (and
+/// RL.APPLY); the rest came with 0.2.0.
 pub const V0_1_0: &CStr = c"0.1.0";
 pub const V0_2_0: &CStr = c"0.2.0";
 
@@ -46,6 +46,9 @@ pub struct Info {
     pub args: &'static [Arg],
     /// Space-separated ACL categories, on servers that can set them.
     pub acl_categories: &'static CStr,
+    /// The command tips `COMMAND INFO` shows (space-separated, such as
+    /// `request_policy:all_nodes`).
+    pub tips: Option<&'static CStr>,
 }
 
 /// Where a command's keys are, and what it does to them (`REDISMODULE_CMD_KEY_*`).
@@ -60,6 +63,20 @@ pub enum Keys {
     None,
 }
 
+impl Keys {
+    /// `COMMAND`'s legacy first/last/step, which follow from the key spec:
+    /// a key at a fixed index is that index; keys after a count (RL.ALL)
+    /// cannot be said this way (the server asks the command:
+    /// `getkeys-api`), nor can no key.
+    pub fn legacy_positions(&self) -> (c_int, c_int, c_int) {
+        match self {
+            Keys::One { .. } => (1, 1, 1),
+            Keys::Second { .. } => (2, 2, 1),
+            Keys::Counted { .. } | Keys::None => (0, 0, 0),
+        }
+    }
+}
+
 /// One argument (or group of arguments) as `COMMAND DOCS` lists it.
 #[derive(Clone, Copy)]
 pub struct Arg {
@@ -71,8 +88,9 @@ pub struct Arg {
     subargs: &'static [Arg],
 }
 
-#[derive(Clone, Copy)]
-enum ArgType {
+/// What an [`Arg`] is (`REDISMODULE_ARG_TYPE_*`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ArgType {
     Key,
     Integer,
     String,
@@ -85,46 +103,75 @@ impl Arg {
     const fn new(name: &'static CStr, kind: ArgType) -> Arg {
         Arg { name, kind, token: None, summary: None, flags: raw::REDISMODULE_CMD_ARG_NONE, subargs: &[] }
     }
-    const fn key(name: &'static CStr) -> Arg {
+    pub const fn key(name: &'static CStr) -> Arg {
         Arg::new(name, ArgType::Key)
     }
-    const fn int(name: &'static CStr) -> Arg {
+    pub const fn int(name: &'static CStr) -> Arg {
         Arg::new(name, ArgType::Integer)
     }
-    const fn string(name: &'static CStr) -> Arg {
+    pub const fn string(name: &'static CStr) -> Arg {
         Arg::new(name, ArgType::String)
     }
     /// A bare keyword, such as PEEK.
-    const fn flag(name: &'static CStr, token: &'static CStr) -> Arg {
+    pub const fn flag(name: &'static CStr, token: &'static CStr) -> Arg {
         Arg::new(name, ArgType::PureToken).token(token)
     }
-    const fn one_of(name: &'static CStr, subargs: &'static [Arg]) -> Arg {
+    pub const fn one_of(name: &'static CStr, subargs: &'static [Arg]) -> Arg {
         Arg { subargs, ..Arg::new(name, ArgType::OneOf) }
     }
-    const fn block(name: &'static CStr, subargs: &'static [Arg]) -> Arg {
+    pub const fn block(name: &'static CStr, subargs: &'static [Arg]) -> Arg {
         Arg { subargs, ..Arg::new(name, ArgType::Block) }
     }
     /// Preceded by a keyword (`BURST n`).
-    const fn token(self, token: &'static CStr) -> Arg {
+    pub const fn token(self, token: &'static CStr) -> Arg {
         Arg { token: Some(token), ..self }
     }
-    const fn summary(self, summary: &'static CStr) -> Arg {
+    pub const fn summary(self, summary: &'static CStr) -> Arg {
         Arg { summary: Some(summary), ..self }
     }
-    const fn optional(self) -> Arg {
+    pub const fn optional(self) -> Arg {
         Arg { flags: self.flags | raw::REDISMODULE_CMD_ARG_OPTIONAL, ..self }
     }
-    const fn multiple(self) -> Arg {
+    pub const fn multiple(self) -> Arg {
         Arg { flags: self.flags | raw::REDISMODULE_CMD_ARG_MULTIPLE, ..self }
     }
 }
 
+/// What the docs say of an argument, for the tests that hold them against
+/// the parsers (`grammar_docs`).
+#[cfg(test)]
+impl Arg {
+    pub fn name(&self) -> &'static CStr {
+        self.name
+    }
+    pub fn kind(&self) -> ArgType {
+        self.kind
+    }
+    /// The keyword before it, or that it is (a pure token).
+    pub fn keyword(&self) -> Option<&'static CStr> {
+        self.token
+    }
+    pub fn is_optional(&self) -> bool {
+        self.flags & raw::REDISMODULE_CMD_ARG_OPTIONAL != 0
+    }
+    pub fn is_multiple(&self) -> bool {
+        self.flags & raw::REDISMODULE_CMD_ARG_MULTIPLE != 0
+    }
+    /// A one-of's alternatives, a block's parts.
+    pub fn subargs(&self) -> &'static [Arg] {
+        self.subargs
+    }
+}
+
 /// Reads its state and writes it back, and the reply reveals it: as INCR.
-const LIMITER_KEY: u32 =
+pub const LIMITER_KEY: u32 =
     raw::REDISMODULE_CMD_KEY_RW | raw::REDISMODULE_CMD_KEY_ACCESS | raw::REDISMODULE_CMD_KEY_UPDATE;
 
+/// Only reads its key, as GET.
+pub const READ_KEY: u32 = raw::REDISMODULE_CMD_KEY_RO | raw::REDISMODULE_CMD_KEY_ACCESS;
+
 /// `[COST n | REFUND n]`.
-const COST: Arg = Arg::one_of(
+pub const COST: Arg = Arg::one_of(
     c"amount",
     &[
         Arg::int(c"cost").token(c"COST").summary(c"the weight of this request (default 1)"),
@@ -132,79 +179,17 @@ const COST: Arg = Arg::one_of(
     ],
 )
 .optional();
-const PEEK: Arg =
+pub const PEEK: Arg =
     Arg::flag(c"peek", c"PEEK").optional().summary(c"answer as if consumed, but consume and write nothing");
-const MAXWAIT: Arg = Arg::int(c"ms")
+pub const MAXWAIT: Arg = Arg::int(c"ms")
     .token(c"MAXWAIT")
     .optional()
     .summary(c"book the earliest start within ms (0 to 1000000) if it does not conform now; the reply adds wait_ms");
-const BURST: Arg =
+pub const BURST: Arg =
     Arg::int(c"burst").token(c"BURST").optional().summary(c"unit requests admitted back to back (default limit)");
 
-pub static GCRA: Info = Info {
-    since: V0_1_0,
-    summary: c"Checks and consumes a GCRA rate limit: limit per period_ms, with bursts",
-    complexity: c"O(1)",
-    arity: -4,
-    keys: Keys::One { flags: LIMITER_KEY },
-    args: &[Arg::key(c"key"), Arg::int(c"limit"), Arg::int(c"period_ms"), BURST, COST, MAXWAIT, PEEK],
-    acl_categories: c"write fast",
-};
-
-pub static TOKENBUCKET: Info = Info {
-    since: V0_1_0,
-    summary: c"Takes tokens from a bucket of capacity tokens refilled at refill_tokens per refill_period_ms",
-    complexity: c"O(1)",
-    arity: -5,
-    keys: Keys::One { flags: LIMITER_KEY },
-    args: &[
-        Arg::key(c"key"),
-        Arg::int(c"capacity"),
-        Arg::int(c"refill_tokens"),
-        Arg::int(c"refill_period_ms"),
-        COST,
-        MAXWAIT,
-        PEEK,
-    ],
-    acl_categories: c"write fast",
-};
-
-pub static SLIDE: Info = Info {
-    since: V0_1_0,
-    summary: c"Checks and counts a request against a sliding window of limit per window_ms",
-    complexity: c"O(1)",
-    arity: -4,
-    keys: Keys::One { flags: LIMITER_KEY },
-    args: &[Arg::key(c"key"), Arg::int(c"limit"), Arg::int(c"window_ms"), COST, PEEK],
-    acl_categories: c"write fast",
-};
-
-pub static LOG: Info = Info {
-    since: V0_2_0,
-    summary: c"Checks and logs a request against an exact sliding log of limit per window_ms",
-    complexity: c"O(log N) where N is the number of entries in the log, plus the entries that age out",
-    arity: -4,
-    keys: Keys::One { flags: LIMITER_KEY },
-    args: &[Arg::key(c"key"), Arg::int(c"limit"), Arg::int(c"window_ms"), COST, PEEK],
-    acl_categories: c"write fast",
-};
-
-pub static QUOTA: Info = Info {
-    since: V0_2_0,
-    summary: c"Counts requests against a quota of limit per calendar window (in a time zone) or per fixed window",
-    complexity: c"O(1)",
-    arity: -4,
-    keys: Keys::One { flags: LIMITER_KEY },
-    args: &[
-        Arg::key(c"key"),
-        Arg::int(c"limit"),
-        Arg::string(c"period").summary(c"HOUR, DAY, WEEK, MONTH or YEAR, or a number of ms for fixed windows"),
-        Arg::string(c"zone").token(c"TZ").optional().summary(c"an IANA time zone for calendar windows (default UTC)"),
-        COST,
-        PEEK,
-    ],
-    acl_categories: c"write fast",
-};
+/// The cost of a call on a lease set (RL.ACQUIRE, RL.RELEASE, RL.RENEW).
+pub const LEASE_COMPLEXITY: &CStr = c"O(log N) where N is the number of leases held, plus the expired leases it drops; after a backward clock jump, O(log N) when every lease has one lease_ms, else O(N) until a write repairs the set";
 
 /// RL.ALL's docs. Its spec forms are made from the kinds' own command docs,
 /// `(name, keyword, docs)` per kind: one block each, whose arguments are the
@@ -213,15 +198,7 @@ pub fn all(kinds: &[(&'static CStr, &'static CStr, &'static Info)]) -> &'static 
     let forms: Vec<Arg> = kinds
         .iter()
         .map(|&(name, keyword, command)| {
-            let args: Vec<Arg> = command
-                .args
-                .iter()
-                .filter(|a| {
-                    !matches!(a.kind, ArgType::Key)
-                        && ![Some(c"PEEK"), Some(c"WAIT"), Some(c"MAXWAIT")].contains(&a.token)
-                })
-                .copied()
-                .collect();
+            let args: Vec<Arg> = command.args.iter().filter(|a| in_spec(a)).copied().collect();
             Arg::block(name, leak(args)).token(keyword)
         })
         .collect();
@@ -242,167 +219,16 @@ pub fn all(kinds: &[(&'static CStr, &'static CStr, &'static Info)]) -> &'static 
         args: leak(args),
         // Not fast: O(N) in the number of keys.
         acl_categories: c"write slow",
+        tips: None,
     }))
 }
 
-pub static ACQUIRE: Info = Info {
-    since: V0_2_0,
-    summary: c"Acquires a lease of cost units on a concurrency limit of limit units held at once, for lease_ms",
-    complexity: c"O(log N) where N is the number of leases held, plus the expired leases it drops; after a backward clock jump, O(log N) when every lease has one lease_ms, else O(N) until a write repairs the set",
-    arity: -4,
-    keys: Keys::One { flags: LIMITER_KEY },
-    args: &[
-        Arg::key(c"key"),
-        Arg::int(c"limit"),
-        Arg::int(c"lease_ms"),
-        Arg::int(c"cost").token(c"COST").optional().summary(c"the units this lease holds (default 1)"),
-        Arg::string(c"id")
-            .token(c"ID")
-            .optional()
-            .summary(c"names the lease (1 to 128 bytes): a retried acquire renews it, never takes a second slot"),
-        Arg::int(c"timeout_ms")
-            .token(c"WAIT")
-            .optional()
-            .summary(c"wait up to timeout_ms for the lease, first in, first out (1 to 600000)"),
-        PEEK,
-    ],
-    acl_categories: c"write fast",
-};
-
-pub static RELEASE: Info = Info {
-    since: V0_2_0,
-    summary: c"Ends a live lease of a concurrency limit: 1 if it was live, else 0",
-    complexity: c"O(log N) where N is the number of leases held, plus the expired leases it drops; after a backward clock jump, O(log N) when every lease has one lease_ms, else O(N) until a write repairs the set",
-    arity: 3,
-    keys: Keys::One { flags: LIMITER_KEY },
-    args: &[Arg::key(c"key"), Arg::string(c"id")],
-    acl_categories: c"write fast",
-};
-
-pub static RENEW: Info = Info {
-    since: V0_2_0,
-    summary: c"Extends a live lease of a concurrency limit to lease_ms from now: 1 if it was live, else 0",
-    complexity: c"O(log N) where N is the number of leases held, plus the expired leases it drops; after a backward clock jump, O(log N) when every lease has one lease_ms, else O(N) until a write repairs the set",
-    arity: 4,
-    keys: Keys::One { flags: LIMITER_KEY },
-    args: &[Arg::key(c"key"), Arg::string(c"id"), Arg::int(c"lease_ms")],
-    acl_categories: c"write fast",
-};
-
-/// redis-cell's CL.THROTTLE, with its argument names.
-pub static THROTTLE: Info = Info {
-    since: V0_1_0,
-    summary:
-        c"redis-cell compatible: checks and consumes a GCRA limit of count per period seconds, bursts of max_burst + 1",
-    complexity: c"O(1)",
-    // CL.THROTTLE key max_burst count period [quantity]; more than one
-    // quantity is refused by the command itself.
-    arity: -5,
-    keys: Keys::One { flags: LIMITER_KEY },
-    args: &[
-        Arg::key(c"key"),
-        Arg::int(c"max_burst").summary(c"requests admitted back to back from idle, minus one"),
-        Arg::int(c"count"),
-        Arg::int(c"period").summary(c"in seconds: count per period is the sustained rate"),
-        Arg::int(c"quantity").optional().summary(c"the weight of this request (default 1; 0 reads the state)"),
-    ],
-    acl_categories: c"write fast",
-};
-
-/// Only reads its key, as GET.
-const READ_KEY: u32 = raw::REDISMODULE_CMD_KEY_RO | raw::REDISMODULE_CMD_KEY_ACCESS;
-
-pub static PEEK_COMMAND: Info = Info {
-    since: V0_2_0,
-    summary: c"Answers what a limiter command with PEEK would, reading the key only: works where writes are refused",
-    complexity: c"As the kind's command: O(1) for the fixed-size kinds, O(log N) for a log or a lease set; for a lease set read after a backward clock jump (or on a replica whose clock is behind its master's), O(log N) when every lease has one lease_ms, else O(N) and O(N log T) for a denial's retry time",
-    // At least the kind (the command then says what it lacks: the kind's
-    // keywords, or the count); its shortest whole form is
-    // RL.PEEK SLIDE key limit window_ms.
-    arity: -2,
-    keys: Keys::Second { flags: READ_KEY },
-    args: &[
-        Arg::string(c"kind").summary(c"a limiter keyword, as in RL.ALL's specs"),
-        Arg::key(c"key"),
-        Arg::string(c"arg").multiple().summary(c"the kind's arguments, as its command takes them, without PEEK"),
-    ],
-    acl_categories: c"read fast",
-};
-
-pub static APPLY: Info = Info {
-    since: V0_1_0,
-    summary: c"Internal: stores a limiter state propagated from the master or the AOF",
-    complexity: c"O(1)",
-    arity: 3,
-    // Replaces the value whatever it held, as SET or RESTORE.
-    keys: Keys::One { flags: raw::REDISMODULE_CMD_KEY_OW | raw::REDISMODULE_CMD_KEY_UPDATE },
-    args: &[Arg::key(c"key"), Arg::string(c"payload")],
-    acl_categories: c"write fast",
-};
-
-/// `RL.TOP`: a container of subcommands, each with its own flags and
-/// categories (as `SLOWLOG`), so that reading and resetting can be told
-/// apart by ACL rules.
-pub static TOP: Info = Info {
-    since: V0_2_0,
-    summary: c"Who is limited on this node: the keys with the most denied calls or consumed units",
-    complexity: c"Depends on subcommand.",
-    arity: -2,
-    keys: Keys::None,
-    args: &[],
-    acl_categories: c"slow",
-};
-
-/// `[COUNT n]` of RL.TOP DENIED and CONSUMED.
-const TOP_COUNT: Arg =
-    Arg::int(c"count").token(c"COUNT").optional().summary(c"how many keys, 1 to top-capacity (default 10)");
-
-pub static TOP_DENIED: Info = Info {
-    since: V0_2_0,
-    summary: c"The node's keys with the most denied calls since the last reset, highest first, with their error",
-    complexity: c"O(C log C) where C is top-capacity",
-    arity: -2,
-    keys: Keys::None,
-    args: &[TOP_COUNT],
-    acl_categories: c"read slow",
-};
-
-pub static TOP_CONSUMED: Info = Info {
-    since: V0_2_0,
-    summary:
-        c"The node's keys with the most consumed units since the last reset (sampled), highest first, with their error",
-    complexity: c"O(C log C) where C is top-capacity",
-    arity: -2,
-    keys: Keys::None,
-    args: &[TOP_COUNT],
-    acl_categories: c"read slow",
-};
-
-/// An admin action, as SLOWLOG RESET: the same categories, and in a
-/// cluster it is meant for every node.
-pub static TOP_RESET: Info = Info {
-    since: V0_2_0,
-    summary: c"Empties both RL.TOP lists of this node",
-    complexity: c"O(C) where C is top-capacity",
-    arity: 2,
-    keys: Keys::None,
-    args: &[],
-    acl_categories: c"admin slow dangerous",
-};
-
-/// SLOWLOG RESET's tips.
-pub const TOP_RESET_TIPS: &CStr = c"request_policy:all_nodes response_policy:all_succeeded";
-
-pub static TOP_HELP: Info = Info {
-    since: V0_2_0,
-    summary: c"Shows RL.TOP's subcommands",
-    complexity: c"O(1)",
-    arity: 2,
-    keys: Keys::None,
-    args: &[],
-    acl_categories: c"slow",
-};
-
+/// Whether a kind's command argument is one of its RL.ALL spec's too: all
+/// but the key, PEEK (RL.ALL's own, last), WAIT (RL.ALL does not wait) and
+/// MAXWAIT (RL.ALL's own, after the specs).
+pub fn in_spec(arg: &Arg) -> bool {
+    !matches!(arg.kind, ArgType::Key) && ![Some(c"PEEK"), Some(c"WAIT"), Some(c"MAXWAIT")].contains(&arg.token)
+}
 /// The layout of the structs below, so the server can index arrays of them
 /// whatever version of the header it was built with (the C header's
 /// `REDISMODULE_COMMAND_INFO_VERSION`, which is a `static` there and so not
@@ -414,16 +240,11 @@ static VERSION: RedisModuleCommandInfoVersion = RedisModuleCommandInfoVersion {
     sizeof_arg: size_of::<RedisModuleCommandArg>(),
 };
 
-/// Documents the already created command `name`. Does nothing on a server
-/// without `RedisModule_SetCommandInfo` (its keys are then found from
+/// Documents the already created command `name` (which may be
+/// `container|subcommand`). Does nothing on a server without
+/// `RedisModule_SetCommandInfo` (its keys are then found from
 /// first/last/step and, for RL.ALL, the getkeys-api callback).
 pub fn set(ctx: Ctx<'_>, name: &CStr, info: &Info) -> Result<(), &'static str> {
-    set_with_tips(ctx, name, info, None)
-}
-
-/// [`set`], with the command tips `COMMAND INFO` shows (space-separated,
-/// such as `request_policy:all_nodes`). `name` may be `container|subcommand`.
-pub fn set_with_tips(ctx: Ctx<'_>, name: &CStr, info: &Info, tips: Option<&'static CStr>) -> Result<(), &'static str> {
     if !has!(RedisModule_GetCommand) || !has!(RedisModule_SetCommandInfo) {
         return Ok(());
     }
@@ -446,7 +267,7 @@ pub fn set_with_tips(ctx: Ctx<'_>, name: &CStr, info: &Info, tips: Option<&'stat
         complexity: info.complexity.as_ptr(),
         since: info.since.as_ptr(),
         history: null_mut(),
-        tips: tips.map_or(null(), CStr::as_ptr),
+        tips: info.tips.map_or(null(), CStr::as_ptr),
         arity: info.arity,
         key_specs: key_specs.as_mut_ptr(),
         args: c_args(info.args),

@@ -80,3 +80,21 @@ pub unsafe fn with_ctx<T>(ctx: *mut RedisModuleCtx, what: &str, fallback: T, bod
     let c = unsafe { Ctx::new(ctx) };
     guard(what, fallback, || body(c))
 }
+
+/// A command's entry point: an `extern "C"` function the server calls,
+/// which runs `handler` (a [`Handler`]) through [`command`]. An expression
+/// (a [`RawHandler`]), so a command's declaration can name it in place.
+macro_rules! entry_point {
+    ($handler:path) => {{
+        unsafe extern "C" fn entry_point(
+            ctx: *mut ::redis_module::raw::RedisModuleCtx,
+            argv: *mut *mut ::redis_module::raw::RedisModuleString,
+            argc: ::std::os::raw::c_int,
+        ) -> ::std::os::raw::c_int {
+            // SAFETY: the server's own arguments for this call.
+            unsafe { $crate::module::entry::command(ctx, argv, argc, $handler) }
+        }
+        entry_point as $crate::module::entry::RawHandler
+    }};
+}
+pub(crate) use entry_point;

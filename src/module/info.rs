@@ -1,7 +1,7 @@
 //! `INFO rl`: the module's version and clock, one line of counters per
-//! command (each kind's from the registry, then RL.ALL and CL.THROTTLE),
-//! the retry-after histogram of denials, and the module-wide counters (see
-//! `stats`).
+//! command that declares one (each kind's from the registry, then those of
+//! `commands::TABLE`, in its order), the retry-after histogram of denials,
+//! and the module-wide counters (see `stats`).
 
 use std::ffi::CStr;
 use std::os::raw::c_int;
@@ -9,11 +9,12 @@ use std::sync::atomic::Ordering::Relaxed;
 
 use redis_module::raw::RedisModuleInfoCtx;
 
-use super::commands::{all, release_renew, throttle};
+use super::commands;
+use super::declaration::Declaration;
 use super::entry::guard;
 use super::ffi::{api, has};
 use super::kinds::{self, EachKind, Kind};
-use super::stats::{self, Counters};
+use super::stats;
 
 /// The `INFO rl` callback (replaces the crate's default, which shows
 /// nothing useful). Guarded: a panic leaves the section short, no more.
@@ -49,10 +50,9 @@ unsafe fn section(ctx: *mut RedisModuleInfoCtx) {
     }
     let mut lines = Lines(ctx);
     kinds::each(&mut lines);
-    lines.command(c"all", &all::STATS);
-    lines.command(c"throttle", &throttle::STATS);
-    lines.command(c"release", &release_renew::RELEASE_STATS);
-    lines.command(c"renew", &release_renew::RENEW_STATS);
+    for c in commands::TABLE {
+        lines.declared(c);
+    }
     lines.dict(c"retry_after", stats::retry_histogram());
     lines.dict(c"retry_after_cumulative", stats::retry_histogram_cumulative());
     lines.dict(c"wait", super::waiters::stats().into_iter());
@@ -77,8 +77,14 @@ fn tzdata() -> &'static CStr {
 struct Lines(*mut RedisModuleInfoCtx);
 
 impl Lines {
-    fn command(&mut self, name: &CStr, c: &Counters) {
-        self.dict(name, c.snapshot().into_iter());
+    /// A command's line, if it declares one, then its subcommands'.
+    fn declared(&mut self, c: &Declaration) {
+        if let Some((name, counters)) = c.info_line {
+            self.dict(name, counters.snapshot().into_iter());
+        }
+        for sub in c.subcommands {
+            self.declared(sub);
+        }
     }
 
     /// `rl_<name>:field=value,...`.
@@ -102,6 +108,6 @@ impl Lines {
 
 impl EachKind for Lines {
     fn kind<K: Kind>(&mut self) {
-        self.command(K::INFO_NAME, K::stats());
+        self.declared(&commands::of_kind::<K>());
     }
 }

@@ -6,8 +6,10 @@
 //!
 //! Adding a kind: its algorithm in `core/` (implementing
 //! [`Algorithm`](crate::core::Algorithm)), its state's encoding in
-//! `stored.rs`, its command docs in `command_info.rs`, an `impl Kind` below,
-//! and one entry in [`with_kinds!`].
+//! `stored.rs`, an `impl Kind` below (its command's docs included: its
+//! `Declaration` is made from it, `commands::of_kind`), and one entry in
+//! [`with_kinds!`]. A test walks each kind's documented arguments against
+//! its grammar.
 
 use std::ffi::{c_void, CStr};
 use std::sync::atomic::{AtomicPtr, Ordering};
@@ -22,7 +24,7 @@ use crate::core::{Algorithm, Change, Gcra, LeaseChange, LogChange, SlidingLog, S
 use super::acquire::{self, Acquire};
 use super::args::id;
 use super::args::{ArgError, Cursor, Options};
-use super::command_info::{self, Info};
+use super::command_info::{Arg, Info, Keys, BURST, COST, LEASE_COMPLEXITY, LIMITER_KEY, MAXWAIT, PEEK, V0_1_0, V0_2_0};
 use super::ffi::{Argv, Ctx};
 use super::fixed;
 use super::quota_calendar::QuotaLimit;
@@ -108,7 +110,13 @@ pub trait Kind: Algorithm<Write: Stored> + 'static {
     /// Its command's arguments (`args[0]` the command, `args[1]` the key).
     #[inline]
     fn parse_command(args: &Argv<'_>) -> Result<(Self, Options), ArgError> {
-        Self::grammar(&mut Cursor::command(args.len(), |i| args.bytes(i), 2, Self::POSITIONALS, true)?)
+        Self::parse_command_from(args.len(), |i| args.bytes(i))
+    }
+
+    /// [`parse_command`](Self::parse_command) over any byte source.
+    #[inline]
+    fn parse_command_from<'a>(len: usize, arg: impl Fn(usize) -> &'a [u8]) -> Result<(Self, Options), ArgError> {
+        Self::grammar(&mut Cursor::command(len, arg, 2, Self::POSITIONALS, true)?)
     }
 }
 
@@ -134,7 +142,16 @@ impl Kind for Gcra {
     const TYPE_NAME: &'static CStr = c"rl-gcra--";
     const EVENT: &'static CStr = c"rl.gcra";
     const INFO_NAME: &'static CStr = c"gcra";
-    const DOCS: &'static Info = &command_info::GCRA;
+    const DOCS: &'static Info = &Info {
+        since: V0_1_0,
+        summary: c"Checks and consumes a GCRA rate limit: limit per period_ms, with bursts",
+        complexity: c"O(1)",
+        arity: -4,
+        keys: Keys::One { flags: LIMITER_KEY },
+        args: &[Arg::key(c"key"), Arg::int(c"limit"), Arg::int(c"period_ms"), BURST, COST, MAXWAIT, PEEK],
+        acl_categories: c"write fast",
+        tips: None,
+    };
     const POSITIONALS: usize = 2;
     statics!();
     unsafe fn read<'v>(value: *mut c_void) -> Self::State<'v> {
@@ -156,7 +173,24 @@ impl Kind for TokenBucket {
     const TYPE_NAME: &'static CStr = c"rl-tbkt--";
     const EVENT: &'static CStr = c"rl.tokenbucket";
     const INFO_NAME: &'static CStr = c"tokenbucket";
-    const DOCS: &'static Info = &command_info::TOKENBUCKET;
+    const DOCS: &'static Info = &Info {
+        since: V0_1_0,
+        summary: c"Takes tokens from a bucket of capacity tokens refilled at refill_tokens per refill_period_ms",
+        complexity: c"O(1)",
+        arity: -5,
+        keys: Keys::One { flags: LIMITER_KEY },
+        args: &[
+            Arg::key(c"key"),
+            Arg::int(c"capacity"),
+            Arg::int(c"refill_tokens"),
+            Arg::int(c"refill_period_ms"),
+            COST,
+            MAXWAIT,
+            PEEK,
+        ],
+        acl_categories: c"write fast",
+        tips: None,
+    };
     const POSITIONALS: usize = 3;
     statics!();
     unsafe fn read<'v>(value: *mut c_void) -> Self::State<'v> {
@@ -179,7 +213,16 @@ impl Kind for SlidingWindow {
     const TYPE_NAME: &'static CStr = c"rl-slide-";
     const EVENT: &'static CStr = c"rl.slide";
     const INFO_NAME: &'static CStr = c"slide";
-    const DOCS: &'static Info = &command_info::SLIDE;
+    const DOCS: &'static Info = &Info {
+        since: V0_1_0,
+        summary: c"Checks and counts a request against a sliding window of limit per window_ms",
+        complexity: c"O(1)",
+        arity: -4,
+        keys: Keys::One { flags: LIMITER_KEY },
+        args: &[Arg::key(c"key"), Arg::int(c"limit"), Arg::int(c"window_ms"), COST, PEEK],
+        acl_categories: c"write fast",
+        tips: None,
+    };
     const POSITIONALS: usize = 2;
     statics!();
     unsafe fn read<'v>(value: *mut c_void) -> Self::State<'v> {
@@ -201,7 +244,16 @@ impl Kind for SlidingLog {
     const TYPE_NAME: &'static CStr = c"rl-log---";
     const EVENT: &'static CStr = c"rl.log";
     const INFO_NAME: &'static CStr = c"log";
-    const DOCS: &'static Info = &command_info::LOG;
+    const DOCS: &'static Info = &Info {
+        since: V0_2_0,
+        summary: c"Checks and logs a request against an exact sliding log of limit per window_ms",
+        complexity: c"O(log N) where N is the number of entries in the log, plus the entries that age out",
+        arity: -4,
+        keys: Keys::One { flags: LIMITER_KEY },
+        args: &[Arg::key(c"key"), Arg::int(c"limit"), Arg::int(c"window_ms"), COST, PEEK],
+        acl_categories: c"write fast",
+        tips: None,
+    };
     const POSITIONALS: usize = 2;
     statics!();
     unsafe fn read<'v>(value: *mut c_void) -> Self::State<'v> {
@@ -224,7 +276,26 @@ impl Kind for QuotaLimit {
     const TYPE_NAME: &'static CStr = c"rl-quota-";
     const EVENT: &'static CStr = c"rl.quota";
     const INFO_NAME: &'static CStr = c"quota";
-    const DOCS: &'static Info = &command_info::QUOTA;
+    const DOCS: &'static Info = &Info {
+        since: V0_2_0,
+        summary: c"Counts requests against a quota of limit per calendar window (in a time zone) or per fixed window",
+        complexity: c"O(1)",
+        arity: -4,
+        keys: Keys::One { flags: LIMITER_KEY },
+        args: &[
+            Arg::key(c"key"),
+            Arg::int(c"limit"),
+            Arg::string(c"period").summary(c"HOUR, DAY, WEEK, MONTH or YEAR, or a number of ms for fixed windows"),
+            Arg::string(c"zone")
+                .token(c"TZ")
+                .optional()
+                .summary(c"an IANA time zone for calendar windows (default UTC)"),
+            COST,
+            PEEK,
+        ],
+        acl_categories: c"write fast",
+        tips: None,
+    };
     const POSITIONALS: usize = 2;
     statics!();
     unsafe fn read<'v>(value: *mut c_void) -> Self::State<'v> {
@@ -248,7 +319,30 @@ impl Kind for Acquire {
     const TYPE_NAME: &'static CStr = c"rl-lease-";
     const EVENT: &'static CStr = c"rl.acquire";
     const INFO_NAME: &'static CStr = c"concurrency";
-    const DOCS: &'static Info = &command_info::ACQUIRE;
+    const DOCS: &'static Info = &Info {
+        since: V0_2_0,
+        summary: c"Acquires a lease of cost units on a concurrency limit of limit units held at once, for lease_ms",
+        complexity: LEASE_COMPLEXITY,
+        arity: -4,
+        keys: Keys::One { flags: LIMITER_KEY },
+        args: &[
+            Arg::key(c"key"),
+            Arg::int(c"limit"),
+            Arg::int(c"lease_ms"),
+            Arg::int(c"cost").token(c"COST").optional().summary(c"the units this lease holds (default 1)"),
+            Arg::string(c"id")
+                .token(c"ID")
+                .optional()
+                .summary(c"names the lease (1 to 128 bytes): a retried acquire renews it, never takes a second slot"),
+            Arg::int(c"timeout_ms")
+                .token(c"WAIT")
+                .optional()
+                .summary(c"wait up to timeout_ms for the lease, first in, first out (1 to 600000)"),
+            PEEK,
+        ],
+        acl_categories: c"write fast",
+        tips: None,
+    };
     const POSITIONALS: usize = 2;
     const LEASE_REPLY: bool = true;
     statics!();

@@ -28,6 +28,8 @@ use crate::core::combined_retry;
 use crate::core::time::{Nanos, NS_PER_MS};
 use crate::module::args::ArgError;
 use crate::module::clock;
+use crate::module::declaration::{Declaration, Docs};
+use crate::module::entry::entry_point;
 use crate::module::ffi::{context_flags, reply_error, reply_wrong_arity, Argv, Ctx};
 use crate::module::part::{self, AnyPart, Ask, Member};
 use crate::module::reply;
@@ -38,6 +40,14 @@ use super::all_args;
 
 /// RL.ALL's `INFO rl` counters.
 pub static STATS: Counters = Counters::new();
+
+/// O(N), so not fast. The keys follow numkeys, which no first/last/step can
+/// express: Redis 7.0 finds them only through the getkeys-api callback
+/// ([`all_args::report_keys`]), later servers also from the key spec. Its
+/// docs are made from the kinds' (`all_args::docs`).
+pub const COMMAND: Declaration =
+    Declaration::command(c"RL.ALL", c"write deny-oom getkeys-api", entry_point!(command), Docs::AtLoad(all_args::docs))
+        .info_line(c"all", &STATS);
 
 /// Runs RL.ALL end to end, or answers the server's key-position request.
 pub fn command(ctx: Ctx<'_>, args: Argv<'_>) {

@@ -3,6 +3,7 @@
 //! A spec is a kind's keyword followed by that kind's own grammar (see
 //! `kinds`), read through the same cursor as the kind's command.
 
+use std::ffi::{CStr, CString};
 use std::os::raw::c_int;
 
 use redis_module::raw;
@@ -10,9 +11,26 @@ use redis_module::raw;
 use crate::core::time::Nanos;
 use crate::core::Algorithm;
 use crate::module::args::{int_in, max_wait, printable, ArgError, Cursor, BOOKS_ONLY};
+use crate::module::command_info::{self, Info};
 use crate::module::ffi::{api, has, Argv, Ctx, KeyName};
-use crate::module::kinds::{self, with_kinds, Kind};
+use crate::module::kinds::{self, with_kinds, EachKind, Kind};
 use crate::module::part::{AnyPart, Ask, Part};
+
+/// RL.ALL's docs, with one spec form per kind, made from the kind's own
+/// command docs (`command_info::all`). Once per load: the docs are handed
+/// to the server for good.
+pub fn docs() -> &'static Info {
+    struct Forms(Vec<(&'static CStr, &'static CStr, &'static Info)>);
+    impl EachKind for Forms {
+        fn kind<K: Kind>(&mut self) {
+            let keyword = CString::new(K::KEYWORD).unwrap_or_default();
+            self.0.push((K::INFO_NAME, Box::leak(keyword.into_boxed_c_str()), K::DOCS));
+        }
+    }
+    let mut forms = Forms(Vec::new());
+    kinds::each(&mut forms);
+    command_info::all(&forms.0)
+}
 
 /// The most keys one RL.ALL call may name. A bound, so that no argument can
 /// make a call allocate or hold open an unbounded number of keys; several

@@ -8,11 +8,32 @@ use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use redis_module::raw;
 
 use crate::module::clock;
+use crate::module::command_info::{Arg, Info, Keys, V0_1_0};
+use crate::module::declaration::{Declaration, Docs};
+use crate::module::entry::entry_point;
 use crate::module::ffi::{
     api, context_flags, has, log_warning, reply_error, reply_ok, reply_wrong_arity, Argv, Ctx, KeyName,
 };
 use crate::module::kinds::{self, Kind, WithKind};
 use crate::module::state::KeyState;
+use crate::module::stored;
+
+/// Internal: carries a propagated effect (see `effect`). Not deny-oom: a
+/// replica must apply what its master did.
+pub const COMMAND: Declaration =
+    Declaration::command(stored::APPLY, c"write fast", entry_point!(command), Docs::Fixed(&DOCS));
+
+const DOCS: Info = Info {
+    since: V0_1_0,
+    summary: c"Internal: stores a limiter state propagated from the master or the AOF",
+    complexity: c"O(1)",
+    arity: 3,
+    // Replaces the value whatever it held, as SET or RESTORE.
+    keys: Keys::One { flags: raw::REDISMODULE_CMD_KEY_OW | raw::REDISMODULE_CMD_KEY_UPDATE },
+    args: &[Arg::key(c"key"), Arg::string(c"payload")],
+    acl_categories: c"write fast",
+    tips: None,
+};
 
 pub fn command(ctx: Ctx<'_>, args: Argv<'_>) {
     let flags = context_flags(ctx);

@@ -22,12 +22,42 @@ use crate::core::{Algorithm, Change, Decision, Verdict};
 
 use super::args::{ArgError, Options};
 use super::clock;
+use super::declaration::{Declaration, Docs};
+use super::entry;
 use super::ffi::{context_flags, reply_error, reply_wrong_arity, Argv, Ctx};
 use super::kinds::Kind;
 use super::part::{self, Ask, Part};
 use super::reply;
 use super::state::NOT_STORED;
 use super::stats::Counters;
+
+/// Every command that is not one kind's own, in the order they are
+/// registered (after the kinds') and their lines appear in `INFO rl`.
+pub const TABLE: &[Declaration] = &[
+    all::COMMAND,
+    throttle::COMMAND,
+    apply::COMMAND,
+    release_renew::RELEASE,
+    release_renew::RENEW,
+    peek::COMMAND,
+    top::COMMAND,
+];
+
+/// A kind's own command's declaration, from its `Kind` impl: its name, its
+/// docs, its counters and INFO line.
+pub fn of_kind<K: Kind>() -> Declaration {
+    Declaration::command(K::COMMAND, c"write deny-oom fast", kind_entry_point::<K>, Docs::Fixed(K::DOCS))
+        .info_line(K::INFO_NAME, K::stats())
+}
+
+unsafe extern "C" fn kind_entry_point<K: Kind>(
+    ctx: *mut redis_module::raw::RedisModuleCtx,
+    argv: *mut *mut redis_module::raw::RedisModuleString,
+    argc: std::os::raw::c_int,
+) -> std::os::raw::c_int {
+    // SAFETY: the server's own arguments for this call.
+    unsafe { entry::command(ctx, argv, argc, kind_command::<K>) }
+}
 
 /// A kind's own command, `RL.<KEYWORD> key <grammar> [PEEK]`.
 pub fn kind_command<K: Kind>(ctx: Ctx<'_>, args: Argv<'_>) {
@@ -121,5 +151,64 @@ pub fn run<K: Kind, A: for<'s> Algorithm<State<'s> = K::State<'s>, Write = K::Wr
     reply(ctx, &decision, one[0].written(), &opts, flags);
     if K::LEASE_REPLY {
         wait::after_call(ctx, args.bytes(1));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+
+    use super::*;
+    use crate::module::command_info::Keys;
+    use crate::module::kinds::{self, EachKind};
+
+    fn words(c: &std::ffi::CStr) -> BTreeSet<String> {
+        c.to_str().unwrap().split(' ').filter(|w| !w.is_empty()).map(str::to_string).collect()
+    }
+
+    /// What a declaration says twice (flags and ACL categories, flags and
+    /// key spec) says the same, and each INFO line is named once.
+    fn check(c: &Declaration, info_names: &mut BTreeSet<String>, sub: bool) {
+        let name = c.name.to_str().unwrap();
+        let info = c.docs.get();
+        let (flags, categories) = (words(c.flags), words(info.acl_categories));
+        for (flag, category) in [("write", "write"), ("readonly", "read"), ("fast", "fast"), ("admin", "admin")] {
+            assert_eq!(flags.contains(flag), categories.contains(category), "{name}: {flag} and @{category}");
+        }
+        assert_eq!(flags.contains("getkeys-api"), matches!(info.keys, Keys::Counted { .. }), "{name}");
+        assert_eq!(c.handler.is_none(), !c.subcommands.is_empty(), "{name}: a container has no handler");
+        if c.handler.is_none() {
+            assert!(flags.is_empty() && !sub, "{name}: a container has no flags and is no subcommand");
+        }
+        if let Some((line, _)) = c.info_line {
+            assert!(info_names.insert(line.to_str().unwrap().to_string()), "{name}: INFO line {line:?} twice");
+        }
+        for s in c.subcommands {
+            check(s, info_names, true);
+        }
+    }
+
+    #[test]
+    fn every_declaration_agrees_with_itself_and_the_table_keeps_its_order() {
+        struct Kinds(BTreeSet<String>);
+        impl EachKind for Kinds {
+            fn kind<K: Kind>(&mut self) {
+                let c = of_kind::<K>();
+                assert_eq!(c.info_line.map(|(n, _)| n), Some(K::INFO_NAME));
+                assert_eq!(Keys::legacy_positions(&c.docs.get().keys), (1, 1, 1));
+                check(&c, &mut self.0, false);
+            }
+        }
+        let mut info_names = Kinds(BTreeSet::new());
+        kinds::each(&mut info_names);
+        for c in TABLE {
+            check(c, &mut info_names.0, false);
+        }
+        let names: Vec<&str> = TABLE.iter().map(|c| c.name.to_str().unwrap()).collect();
+        assert_eq!(names, ["RL.ALL", "CL.THROTTLE", "RL.APPLY", "RL.RELEASE", "RL.RENEW", "RL.PEEK", "RL.TOP"]);
+        let lines: Vec<&str> = TABLE.iter().filter_map(|c| c.info_line).map(|(n, _)| n.to_str().unwrap()).collect();
+        assert_eq!(lines, ["all", "throttle", "release", "renew"]);
+        let top: Vec<&str> = TABLE[6].subcommands.iter().map(|c| c.name.to_str().unwrap()).collect();
+        assert_eq!(top, ["DENIED", "CONSUMED", "RESET", "HELP"]);
     }
 }

@@ -4,12 +4,39 @@
 //! what the kind's command with `PEEK` answers, opens the key for reading
 //! only, and never writes, not even a repair. Flagged `readonly`.
 
-use crate::module::args::{printable, ArgError, Cursor};
+use crate::module::args::{printable, ArgError, Cursor, Options};
 use crate::module::clock;
+use crate::module::command_info::{Arg, Info, Keys, READ_KEY, V0_2_0};
+use crate::module::declaration::{Declaration, Docs};
+use crate::module::entry::entry_point;
 use crate::module::ffi::{context_flags, reply_error, reply_wrong_arity, Argv, Ctx};
 use crate::module::kinds::{self, Kind, WithKind};
 use crate::module::reply;
 use crate::module::state::KeyState;
+
+/// Not `write`, not `deny-oom`: it runs on read-only replicas, in
+/// read-only scripts and under OOM. Counted as a call of the kind (no line
+/// of its own).
+pub const COMMAND: Declaration =
+    Declaration::command(c"RL.PEEK", c"readonly fast", entry_point!(command), Docs::Fixed(&DOCS));
+
+const DOCS: Info = Info {
+    since: V0_2_0,
+    summary: c"Answers what a limiter command with PEEK would, reading the key only: works where writes are refused",
+    complexity: c"As the kind's command: O(1) for the fixed-size kinds, O(log N) for a log or a lease set; for a lease set read after a backward clock jump (or on a replica whose clock is behind its master's), O(log N) when every lease has one lease_ms, else O(N) and O(N log T) for a denial's retry time",
+    // At least the kind (the command then says what it lacks: the kind's
+    // keywords, or the count); its shortest whole form is
+    // RL.PEEK SLIDE key limit window_ms.
+    arity: -2,
+    keys: Keys::Second { flags: READ_KEY },
+    args: &[
+        Arg::string(c"kind").summary(c"a limiter keyword, as in RL.ALL's specs"),
+        Arg::key(c"key"),
+        Arg::string(c"arg").multiple().summary(c"the kind's arguments, as its command takes them, without PEEK"),
+    ],
+    acl_categories: c"read fast",
+    tips: None,
+};
 
 pub fn command(ctx: Ctx<'_>, args: Argv<'_>) {
     if args.len() < 2 {
@@ -28,6 +55,12 @@ pub fn command(ctx: Ctx<'_>, args: Argv<'_>) {
     let _ = kinds::by_keyword(word, Peek { ctx, args });
 }
 
+/// The arguments after the key (`args[2]`): the kind's grammar, without
+/// PEEK (it is implied) or REFUND (a write), and WAIT is refused.
+pub fn parse_from<'a, K: Kind>(len: usize, arg: impl Fn(usize) -> &'a [u8]) -> Result<(K, Options), ArgError> {
+    K::grammar(&mut Cursor::command(len, arg, 3, K::POSITIONALS, false)?)
+}
+
 /// Peeks at a key of the kind the keyword named.
 struct Peek<'c> {
     ctx: Ctx<'c>,
@@ -40,10 +73,7 @@ impl WithKind for Peek<'_> {
         let Peek { ctx, args } = self;
         // Counted as a call of the kind, as its command with PEEK is.
         let mut tally = K::stats().tally();
-        // The kind's grammar after the key, without PEEK (it is implied).
-        let parsed = Cursor::command(args.len(), |i| args.bytes(i), 3, K::POSITIONALS, false)
-            .and_then(|mut c| K::grammar(&mut c));
-        let (limiter, opts) = match parsed {
+        let (limiter, opts) = match parse_from::<K>(args.len(), |i| args.bytes(i)) {
             Ok(parsed) => parsed,
             Err(ArgError::WrongArity) => return reply_wrong_arity(ctx),
             Err(e) => return reply_error(ctx, &e.to_string()),

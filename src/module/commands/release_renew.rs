@@ -13,6 +13,9 @@ use crate::core::lease::{LeaseBlock, LeaseReply, Leases};
 use crate::module::acquire::{classify, Acquire};
 use crate::module::args;
 use crate::module::clock;
+use crate::module::command_info::{Arg, Info, Keys, LEASE_COMPLEXITY, LIMITER_KEY, V0_2_0};
+use crate::module::declaration::{Declaration, Docs};
+use crate::module::entry::entry_point;
 use crate::module::ffi::{context_flags, reply_error, reply_i64, reply_wrong_arity, Argv, Ctx};
 use crate::module::state::{KeyState, NOT_STORED};
 use crate::module::stats::{Counters, Tally};
@@ -21,6 +24,37 @@ use crate::module::stats::{Counters, Tally};
 pub static RELEASE_STATS: Counters = Counters::new();
 /// RL.RENEW's.
 pub static RENEW_STATS: Counters = Counters::new();
+
+// Not `deny-oom`: ending a lease frees memory, and a renewal takes none.
+pub const RELEASE: Declaration =
+    Declaration::command(c"RL.RELEASE", c"write fast", entry_point!(release), Docs::Fixed(&RELEASE_DOCS))
+        .info_line(c"release", &RELEASE_STATS);
+
+pub const RENEW: Declaration =
+    Declaration::command(c"RL.RENEW", c"write fast", entry_point!(renew), Docs::Fixed(&RENEW_DOCS))
+        .info_line(c"renew", &RENEW_STATS);
+
+const RELEASE_DOCS: Info = Info {
+    since: V0_2_0,
+    summary: c"Ends a live lease of a concurrency limit: 1 if it was live, else 0",
+    complexity: LEASE_COMPLEXITY,
+    arity: 3,
+    keys: Keys::One { flags: LIMITER_KEY },
+    args: &[Arg::key(c"key"), Arg::string(c"id")],
+    acl_categories: c"write fast",
+    tips: None,
+};
+
+const RENEW_DOCS: Info = Info {
+    since: V0_2_0,
+    summary: c"Extends a live lease of a concurrency limit to lease_ms from now: 1 if it was live, else 0",
+    complexity: LEASE_COMPLEXITY,
+    arity: 4,
+    keys: Keys::One { flags: LIMITER_KEY },
+    args: &[Arg::key(c"key"), Arg::string(c"id"), Arg::int(c"lease_ms")],
+    acl_categories: c"write fast",
+    tips: None,
+};
 
 pub fn release(ctx: Ctx<'_>, args: Argv<'_>) {
     let tally = RELEASE_STATS.tally();

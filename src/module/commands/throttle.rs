@@ -22,7 +22,11 @@ use crate::core::time::Nanos;
 use crate::core::time::{MAX_COUNT, MAX_PERIOD_MS, US_PER_MS};
 use crate::core::{Algorithm, Change, Decision, Gcra, GcraState, Outcome, ParamError};
 use crate::module::args::{self, ArgError, Options};
+use crate::module::command_info::{Arg, Info, Keys, LIMITER_KEY, V0_1_0};
+use crate::module::declaration::{Declaration, Docs};
+use crate::module::entry::entry_point;
 use crate::module::ffi::{reply_array, reply_i64, Argv, Ctx};
+use crate::module::names;
 use crate::module::stats::Counters;
 
 /// redis-cell's parameters, as the GCRA they describe.
@@ -78,6 +82,33 @@ impl Algorithm for Throttle {
 
 /// Counted apart from RL.GCRA, so INFO shows how much redis-cell traffic is left.
 pub static STATS: Counters = Counters::new();
+
+/// `CL.THROTTLE`, with redis-cell's argument names; left out by the module
+/// argument `cl-throttle no`.
+pub const COMMAND: Declaration =
+    Declaration::command(c"CL.THROTTLE", c"write deny-oom fast", entry_point!(command), Docs::Fixed(&DOCS))
+        .info_line(c"throttle", &STATS)
+        .enabled_if(names::cl_throttle);
+
+const DOCS: Info = Info {
+    since: V0_1_0,
+    summary:
+        c"redis-cell compatible: checks and consumes a GCRA limit of count per period seconds, bursts of max_burst + 1",
+    complexity: c"O(1)",
+    // CL.THROTTLE key max_burst count period [quantity]; more than one
+    // quantity is refused by the command itself.
+    arity: -5,
+    keys: Keys::One { flags: LIMITER_KEY },
+    args: &[
+        Arg::key(c"key"),
+        Arg::int(c"max_burst").summary(c"requests admitted back to back from idle, minus one"),
+        Arg::int(c"count"),
+        Arg::int(c"period").summary(c"in seconds: count per period is the sustained rate"),
+        Arg::int(c"quantity").optional().summary(c"the weight of this request (default 1; 0 reads the state)"),
+    ],
+    acl_categories: c"write fast",
+    tips: None,
+};
 
 fn parse(a: &Argv<'_>) -> Result<(Throttle, Options), ArgError> {
     let (throttle, quantity) = Throttle::parse_from(a.len(), |i| a.bytes(i))?;

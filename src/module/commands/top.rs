@@ -13,8 +13,90 @@
 
 use crate::heavy_hitters::Hitter;
 use crate::module::args::{self, printable, ArgError};
+use crate::module::command_info::{Arg, Info, Keys, V0_2_0};
+use crate::module::declaration::{Declaration, Docs};
+use crate::module::entry::entry_point;
 use crate::module::ffi::{api, reply_array, reply_error, reply_i64, reply_ok, Argv, Ctx};
 use crate::module::top_summary::{self as top, Board};
+
+/// `RL.TOP`: a container (no handler, no flags of its own) whose
+/// subcommands carry their own flags and categories, as SLOWLOG's do, so
+/// ACL rules can tell reading from resetting: reading the board touches no
+/// key and runs anywhere, RESET is an admin action. None is `fast` (DENIED
+/// and CONSUMED sort up to top-capacity entries).
+pub const COMMAND: Declaration = Declaration::container(
+    c"RL.TOP",
+    &Info {
+        since: V0_2_0,
+        summary: c"Who is limited on this node: the keys with the most denied calls or consumed units",
+        complexity: c"Depends on subcommand.",
+        arity: -2,
+        keys: Keys::None,
+        args: &[],
+        acl_categories: c"slow",
+        tips: None,
+    },
+    &[
+        Declaration::command(c"DENIED", READ, entry_point!(denied), Docs::Fixed(&DENIED)),
+        Declaration::command(c"CONSUMED", READ, entry_point!(consumed), Docs::Fixed(&CONSUMED)),
+        Declaration::command(c"RESET", c"admin allow-loading allow-stale", entry_point!(reset), Docs::Fixed(&RESET)),
+        Declaration::command(c"HELP", c"allow-loading allow-stale", entry_point!(help), Docs::Fixed(&HELP)),
+    ],
+);
+
+/// The flags of DENIED and CONSUMED.
+const READ: &std::ffi::CStr = c"readonly allow-loading allow-stale";
+
+/// `[COUNT n]` of RL.TOP DENIED and CONSUMED.
+const COUNT: Arg =
+    Arg::int(c"count").token(c"COUNT").optional().summary(c"how many keys, 1 to top-capacity (default 10)");
+
+const DENIED: Info = Info {
+    since: V0_2_0,
+    summary: c"The node's keys with the most denied calls since the last reset, highest first, with their error",
+    complexity: c"O(C log C) where C is top-capacity",
+    arity: -2,
+    keys: Keys::None,
+    args: &[COUNT],
+    acl_categories: c"read slow",
+    tips: None,
+};
+
+const CONSUMED: Info = Info {
+    since: V0_2_0,
+    summary:
+        c"The node's keys with the most consumed units since the last reset (sampled), highest first, with their error",
+    complexity: c"O(C log C) where C is top-capacity",
+    arity: -2,
+    keys: Keys::None,
+    args: &[COUNT],
+    acl_categories: c"read slow",
+    tips: None,
+};
+
+/// An admin action, as SLOWLOG RESET: the same categories and tips (in a
+/// cluster it is meant for every node).
+const RESET: Info = Info {
+    since: V0_2_0,
+    summary: c"Empties both RL.TOP lists of this node",
+    complexity: c"O(C) where C is top-capacity",
+    arity: 2,
+    keys: Keys::None,
+    args: &[],
+    acl_categories: c"admin slow dangerous",
+    tips: Some(c"request_policy:all_nodes response_policy:all_succeeded"),
+};
+
+const HELP: Info = Info {
+    since: V0_2_0,
+    summary: c"Shows RL.TOP's subcommands",
+    complexity: c"O(1)",
+    arity: 2,
+    keys: Keys::None,
+    args: &[],
+    acl_categories: c"slow",
+    tips: None,
+};
 
 /// COUNT when not given.
 const DEFAULT_COUNT: u64 = 10;
