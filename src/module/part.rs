@@ -56,8 +56,9 @@ where
 {
     /// Opens and reads the key `name` (`key`: its bytes) and decides `ask`
     /// at `now` (or settles a refund), behind any clients waiting on it.
-    /// The error is the reply: the key holds another type.
-    #[inline]
+    /// The error is the reply: the key holds another type. (Inlined: the
+    /// part is then made where the caller keeps it, not copied there.)
+    #[inline(always)]
     pub fn open(
         ctx: Ctx<'c>,
         name: KeyName<'c>,
@@ -74,11 +75,6 @@ where
         };
         K::behind_waiters(ctx, limiter, state.state(), now, key, &mut verdict);
         Ok(Self { limiter, ask, key: state, verdict, wrote: false })
-    }
-
-    /// Closes the key unwritten (a call that waits instead).
-    pub fn abandon(mut self) {
-        self.key.close();
     }
 
     /// The change the commit stored (`None`: none, or only a repair).
@@ -135,27 +131,30 @@ where
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn store(&mut self, allowed: bool, now: Nanos, flags: u32) -> bool {
         let refund = self.ask.refund.is_some();
         // Allowed: the verdict's change. Denied by itself: its change is
         // what a call that consumes nothing stores (a repair, or nothing).
-        let own = allowed || !(self.verdict.decision.allowed || refund);
-        let change = if own {
-            self.verdict.change
+        // Borrowed, not copied: a lease change holds a 128-byte id.
+        let other;
+        let change = if allowed || !(self.verdict.decision.allowed || refund) {
+            self.verdict.change.as_ref()
         } else if refund {
             // A refund in a call another key denied: nothing refunded, the
             // answer is the state as it is.
             let status = self.limiter.decide(self.key.state(), now, 0);
             self.verdict.decision = status.decision;
-            status.change
+            other = status.change;
+            other.as_ref()
         } else {
             // Allowed alone in a call another key denied: at most a repair.
-            self.limiter.unconsumed(self.key.state(), now)
+            other = self.limiter.unconsumed(self.key.state(), now);
+            other.as_ref()
         };
         match change {
             Some(change) => {
-                let stored = self.key.write(&change, now, flags);
+                let stored = self.key.write(change, now, flags);
                 self.wrote = stored && allowed;
                 stored
             }

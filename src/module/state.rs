@@ -287,9 +287,15 @@ impl<'c, K: Kind> KeyState<'c, K> {
     /// event (the effect went with the [`write`](Self::write); what
     /// [`apply`](Self::apply) stored is not propagated again). Closes the
     /// key first if still open.
-    #[inline]
+    #[inline(always)]
     pub fn announce(&mut self) {
         self.close();
+        if !matches!(self.written, Written::Nothing) {
+            self.announce_written();
+        }
+    }
+
+    fn announce_written(&mut self) {
         let (ctx, name) = (self.ctx.raw(), self.name.raw());
         // SAFETY (both): the command's context and key name, live for the call (their
         // types say so); the event names are static.

@@ -26,7 +26,7 @@ use super::declaration::{Declaration, Docs};
 use super::entry;
 use super::ffi::{context_flags, reply_error, reply_wrong_arity, Argv, Ctx};
 use super::kinds::Kind;
-use super::part::{self, Ask, Part};
+use super::part::{self, Ask, Member, Part};
 use super::reply;
 use super::state::NOT_STORED;
 use super::stats::Counters;
@@ -127,28 +127,28 @@ pub fn run<K: Kind, A: for<'s> Algorithm<State<'s> = K::State<'s>, Write = K::Wr
         }
     }
     let now = clock::now();
-    let mut one = match Part::<K, A>::open(ctx, args.key(1), args.bytes(1), limiter, ask(&opts), now) {
-        Ok(part) => [part],
+    let mut part = match Part::<K, A>::open(ctx, args.key(1), args.bytes(1), limiter, ask(&opts), now) {
+        Ok(part) => part,
         Err(wrong_type) => return reply_error(ctx, &wrong_type),
     };
-    let decision = one[0].verdict.decision;
+    let allowed = part.decision().allowed;
     if let Some(wait_ms) = may_block {
         // Denied now, but a release or an expiry can make room: wait
         // (nothing is written; a repair waits for the grant's write).
-        if !decision.allowed && decision.retry_after_ms >= 0 {
-            let [part] = one;
-            part.abandon();
+        if !allowed && part.decision().retry_after_ms >= 0 {
+            part.close();
             return wait::command(ctx, args, wait_ms);
         }
     }
-    if !part::commit(&mut one, decision.allowed, now, flags, opts.peek, |_| args.bytes(1)) {
+    if !part::commit(std::slice::from_mut(&mut part), allowed, now, flags, opts.peek, |_| args.bytes(1)) {
         return reply_error(ctx, NOT_STORED);
     }
-    tally.decision(&decision);
+    let decision = part.decision();
+    tally.decision(decision);
     if opts.refund.is_some() {
         tally.refunded(1);
     }
-    reply(ctx, &decision, one[0].written(), &opts, flags);
+    reply(ctx, decision, part.written(), &opts, flags);
     if K::LEASE_REPLY {
         wait::after_call(ctx, args.bytes(1));
     }
