@@ -107,7 +107,7 @@ class LeaseCore:
         """renew()'s checks before any I/O: (ms, sent) to send RL.RENEW for, or None when nothing
         is sent, and then renew() answers `not self.lost` (no lease on Redis, or released: as it
         is; lost: False; valid_until passed: marked lost now, False)."""
-        if not self._on_redis() or self.released or self.lost:
+        if self.id is None or self.decision.source != SOURCE_REDIS or self.released or self.lost:
             return None
         ms = lease_ms or self.limit.lease_ms
         sent = time.monotonic()
