@@ -647,6 +647,9 @@ class _AsyncLeaseContext(LeaseContextCore[AsyncLease]):
 class AsyncReservation(ReservationCore):
     limiter: AsyncLimiter
 
+    def __init__(self, limiter: AsyncLimiter, limit: Limit, key: str, max_cost: int, decision: Decision) -> None:
+        super().__init__(limiter, limit, key, max_cost, decision)
+
     async def settle(self, actual: int) -> Optional[Decision]:
         """As Reservation.settle: refunds max_cost - actual once; never retried."""
         units = self._settle_units(actual)  # no await before it claims the settle: a second caller never refunds
