@@ -17,6 +17,7 @@ from .core import (DEFAULT_TIMEOUT_MS, Check, Core, Durable, DurableOption, Fall
                    check_cost, wait_timeout, check_max_wait, check_wait_ms)
 from .decision import SOURCE_DURABLE, SOURCE_LOCAL, SOURCE_REDIS, Decision, single
 from .errors import NotDurableError, RateLimited, is_unavailable
+from .lease_core import LeaseContextCore, LeaseCore, ReservationCore
 from .limits import FAIL_CLOSED, Concurrency, Limit, OnError
 from .metrics import Metrics
 
@@ -526,168 +527,97 @@ def _background(coro: Awaitable[Any]) -> None:
     task.add_done_callback(_background_tasks.discard)
 
 
-class AsyncLease:
+class AsyncLease(LeaseCore):
     """As Lease: valid_until, in_doubt, lost/on_lost (also when valid_until passes unconfirmed)."""
+
+    limiter: AsyncLimiter
+    on_lost: Optional[LostCallback]
 
     def __init__(self, limiter: AsyncLimiter, limit: Concurrency, key: str, decision: Decision,
                  lease_id: Optional[str], *, durable: Optional[Durable] = None,
                  sent: Optional[float] = None) -> None:
-        self.limiter = limiter
-        self.limit = limit
-        self.key = key
-        self.decision = decision
-        self.id = lease_id
-        self.lost = False
-        self.released = False
-        #: the error of a failed release (logged once, not retried), else None
-        self.error: Optional[BaseException] = None
-        self.on_lost: Optional[LostCallback] = None
-        self.durable = durable
-        self.valid_until = (time.monotonic() if sent is None else sent) + limit.lease_ms / 1000
-        self._doubt = False
+        super().__init__(limiter, limit, key, decision, lease_id, durable=durable, sent=sent)
         self._renewer: Optional["asyncio.Task[None]"] = None
         self._watchdog: Optional["asyncio.Task[None]"] = None
         self._release_task: Optional["asyncio.Task[bool]"] = None
 
-    @property
-    def acquired(self) -> bool:
-        return self.decision.allowed
+    def _stop_renewer(self) -> None:
+        for t in (self._renewer, self._watchdog):
+            if t is not None and t is not asyncio.current_task():
+                t.cancel()
 
-    @property
-    def in_doubt(self) -> bool:
-        if self.id is None or self.lost or self.released:
-            return False
-        return self._doubt or time.monotonic() >= self.valid_until
+    def _on_lost_result(self, result: Any) -> None:
+        if asyncio.iscoroutine(result):
+            _background(result)
 
-    @property
-    def remaining_ms(self) -> int:
-        return max(0, int((self.valid_until - time.monotonic()) * 1000))
-
-    def _mark_lost(self, why: str = "expired before renew/release") -> None:
-        if not self.lost:
-            self.lost = True
-            for t in (self._renewer, self._watchdog):
-                if t is not None and t is not asyncio.current_task():
-                    t.cancel()
-            log.warning("redis_rl: lease on %r was lost (%s)", self.limit.name, why)
-            if self.on_lost is not None:
-                try:
-                    r = self.on_lost(self)
-                    if asyncio.iscoroutine(r):
-                        _background(r)
-                except Exception:
-                    log.exception("redis_rl: on_lost callback raised")
+    async def _send(self, args: Any) -> "Tuple[Any, Optional[int]]":
+        """A renewal's or release's round trip: (reply, acks; None without durable)."""
+        if self.durable is None:
+            return await self.limiter._call(args, self.key), None
+        return await self.limiter._call_wait(args, self.key, self.durable)
 
     async def renew(self, lease_ms: Optional[int] = None) -> bool:
-        if self.id is None or self.decision.source != SOURCE_REDIS or self.released:
+        request = self._renew_request(lease_ms)
+        if request is None:
             return not self.lost
-        if self.lost:
-            return False
-        ms = lease_ms or self.limit.lease_ms
-        sent = time.monotonic()
-        if sent >= self.valid_until:
-            self._mark_lost("valid_until passed without a confirmed renewal")
-            return False
-        return await self._renew(ms, sent)
+        return await self._renew(*request)
 
     async def _after_wait(self) -> None:
         """As Lease._after_wait: a grant after a long wait is confirmed from now by one RL.RENEW."""
-        if self.id is None or self.decision.source != SOURCE_REDIS:
-            return
-        if self.valid_until - time.monotonic() >= 0.9 * self.limit.lease_ms / 1000:
-            return
-        try:
-            await self._renew(self.limit.lease_ms, time.monotonic())
-        except Exception as exc:
-            log.warning("redis_rl: confirming a lease granted after a wait failed (%s); valid_until is the "
-                        "acquire's send + lease_ms", exc)
+        if self._confirm_needed():
+            try:
+                await self._renew(self.limit.lease_ms, time.monotonic())
+            except Exception as exc:
+                self._confirm_failed(exc)
 
     async def _renew(self, ms: int, sent: float) -> bool:
-        lim = self.limiter
-        if self.id is None:  # pragma: no cover - the callers check
-            return False
-        args = lim.backend.renew(self.key, self.id, ms)
-        dur = self.durable
+        args = self._renew_args(ms)
         try:
-            if dur is None:
-                ok = int(await lim._call(args, self.key)) == 1
-            else:
-                reply, acks = await lim._call_wait(args, self.key, dur)
-                ok = int(reply) == 1
-                if ok and not lim._core.acked(acks, dur, self.limit.name):
-                    raise NotDurableError(acks, dur.replicas)
+            ok = self._renew_ok(*(await self._send(args)))
         except BaseException:
             self._doubt = True
             raise
-        if ok:
-            self.valid_until = max(self.valid_until, sent + ms / 1000)
-            self._doubt = False
-            return True
-        self._mark_lost()
-        return False
+        return self._renewed(ok, ms, sent)
 
     def start_renewer(self, every_ms: int) -> None:
-        if every_ms < 1:
-            raise ValueError("renew_every_ms must be at least 1")
-        if self.id is None or self.decision.source != SOURCE_REDIS:
+        every = self._renew_every(every_ms)
+        if every is None:
             return
 
         async def run() -> None:
             while True:
-                await asyncio.sleep(every_ms / 1000)
+                await asyncio.sleep(every)
                 try:
                     if not await self.renew():
                         return
                 except asyncio.CancelledError:
                     raise
                 except Exception as exc:
-                    log.warning("redis_rl: lease renewal failed (%s); in doubt, will try again", exc)
+                    self._renewal_failed(exc)
 
         async def watch() -> None:
-            while True:
-                left = self.valid_until - time.monotonic()
-                if left <= 0:
-                    if not self.released:
-                        self._mark_lost("valid_until passed without a confirmed renewal")
-                    return
+            left = self._deadline_left()
+            while left is not None:
                 await asyncio.sleep(left)
+                left = self._deadline_left()
 
         self._renewer = asyncio.ensure_future(run())
         self._watchdog = asyncio.ensure_future(watch())
 
     async def _do_release(self) -> bool:
-        d = self.decision
-        if self.id is None:
-            return False
-        if d.source == SOURCE_LOCAL:
-            self.limiter._core.local_refund(d, d.cost)
-            return True
-        if d.source != SOURCE_REDIS:
-            return False
-        lim = self.limiter
-        args = lim.backend.release(self.key, self.id)
+        done = self._release_without_io()
+        if done is not None:
+            return done
+        args = self._release_args()
         try:
-            if self.durable is None:
-                ended = int(await lim._call(args, self.key)) == 1
-            else:
-                reply, acks = await lim._call_wait(args, self.key, self.durable)
-                ended = int(reply) == 1
-                if acks < self.durable.replicas:
-                    log.info("redis_rl: release of a lease on %r: %d replica(s) acknowledged", self.limit.name,
-                             acks)
+            ended = self._release_ended(*(await self._send(args)))
         except Exception as exc:
-            self.error = exc
-            log.warning("redis_rl: lease release failed (%s: %s); not retried, it expires in %d ms",
-                        type(exc).__name__, exc, self.limit.lease_ms)
-            return False
-        if not ended and not self.lost:
-            self._mark_lost()
-        return ended
+            return self._release_failed(exc)
+        return self._released(ended)
 
     async def release(self) -> bool:
         """End the lease, once (idempotent). Runs to completion even if the caller is cancelled."""
-        if self._release_task is None:
-            self.released = True
+        if self._claim_release():
             for t in (self._renewer, self._watchdog):
                 if t is not None:
                     t.cancel()
@@ -695,26 +625,17 @@ class AsyncLease:
             _background_tasks.add(self._release_task)
             self._release_task.add_done_callback(_background_tasks.discard)
             return await asyncio.shield(self._release_task)
-        await asyncio.shield(self._release_task)
+        if self._release_task is not None:
+            await asyncio.shield(self._release_task)
         return False
 
 
-class _AsyncLeaseContext:
-    def __init__(self, limiter: AsyncLimiter, limit: Concurrency, identity: Identity, cost: int,
-                 lease_id: Optional[str], renew_every_ms: Optional[int], on_lost: Optional[LostCallback],
-                 tag: Optional[str], durable: DurableOption = None, wait_ms: Optional[int] = None) -> None:
-        self._args = (limiter, limit, identity, cost, lease_id, renew_every_ms, on_lost, tag, durable, wait_ms)
-        self.lease: Optional[AsyncLease] = None
-
+class _AsyncLeaseContext(LeaseContextCore[AsyncLease]):
     async def __aenter__(self) -> AsyncLease:
-        limiter, limit, identity, cost, lease_id, renew_every_ms, on_lost, tag, durable, wait_ms = self._args
-        lease = await limiter.acquire(limit, identity, cost, id=lease_id, tag=tag, durable=durable, wait_ms=wait_ms)
-        if not lease.acquired:
-            raise RateLimited(lease.decision)
-        lease.on_lost = on_lost
-        self.lease = lease
-        if renew_every_ms is not None:
-            lease.start_renewer(renew_every_ms)
+        lease: AsyncLease = await self._limiter.acquire(*self._acquire, **self._options)
+        every = self._held(lease)
+        if every is not None:
+            lease.start_renewer(every)
         return lease
 
     async def __aexit__(self, exc_type: Optional[Type[BaseException]], exc: Optional[BaseException],
@@ -723,50 +644,25 @@ class _AsyncLeaseContext:
             await self.lease.release()
 
 
-class AsyncReservation:
-    def __init__(self, limiter: AsyncLimiter, limit: Limit, key: str, max_cost: int, decision: Decision) -> None:
-        self.limiter = limiter
-        self.limit = limit
-        self.key = key
-        self.max_cost = max_cost
-        self.decision = decision
-        self.settled = False
-        self.refund_decision: Optional[Decision] = None
+class AsyncReservation(ReservationCore):
+    limiter: AsyncLimiter
 
-    @property
-    def allowed(self) -> bool:
-        return self.decision.allowed
+    def __init__(self, limiter: AsyncLimiter, limit: Limit, key: str, max_cost: int, decision: Decision) -> None:
+        super().__init__(limiter, limit, key, max_cost, decision)
 
     async def settle(self, actual: int) -> Optional[Decision]:
         """As Reservation.settle: refunds max_cost - actual once; never retried."""
-        if isinstance(actual, bool) or not isinstance(actual, int) or actual < 0:
-            raise ValueError("actual must be a non-negative int")
-        if self.settled:  # no await before this flag: a second caller never refunds again
+        units = self._settle_units(actual)  # no await before it claims the settle: a second caller never refunds
+        if units == 0:
             return self.refund_decision
-        self.settled = True
-        d = self.decision
-        if not d.allowed:
-            return None
-        diff = self.max_cost - actual
-        if d.source == SOURCE_LOCAL:
-            if diff > 0:
-                self.limiter._core.local_refund(d, diff)
-            return None
-        if d.source != SOURCE_REDIS or diff == 0:
-            return None
         try:
-            if diff > 0:
-                self.refund_decision = await self.limiter._refund_key(self.limit, self.key, diff)
+            if units > 0:
+                self.refund_decision = await self.limiter._refund_key(self.limit, self.key, units)
             else:
-                reply = await self.limiter._call(self.limiter.backend.check(self.limit, self.key, -diff), self.key)
-                self.refund_decision = single(reply, self.limit, self.key, -diff)
-        except NotDurableError as exc:
-            log.warning("redis_rl: settle of %r: %s", self.limit.name, exc)
-            self.refund_decision = exc.decision
+                reply = await self.limiter._call(self._charge_args(-units), self.key)
+                self.refund_decision = self._charged(reply, -units)
         except Exception as exc:
-            log.warning("redis_rl: settle of %r failed (%s: %s); not retried, the units stay charged",
-                        self.limit.name, type(exc).__name__, exc)
-            return None
+            return self._settle_failed(exc)
         return self.refund_decision
 
 

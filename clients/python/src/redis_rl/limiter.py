@@ -17,6 +17,7 @@ from .core import (DEFAULT_TIMEOUT_MS, Check, Core, Durable, DurableOption, Fall
                    check_cost, wait_timeout, check_max_wait, check_wait_ms)
 from .decision import SOURCE_DURABLE, SOURCE_LOCAL, SOURCE_REDIS, Decision, single
 from .errors import NotDurableError, RateLimited, WaitCancelled, is_unavailable
+from .lease_core import LeaseContextCore, LeaseCore, ReservationCore
 from .limits import FAIL_CLOSED, Concurrency, Limit, OnError
 from .metrics import Metrics
 
@@ -587,7 +588,7 @@ class Limiter:
         return Reservation(self, limit, key, max_cost, d)
 
 
-class Lease:
+class Lease(LeaseCore):
     """A held concurrency slot (or a denied attempt: `acquired` False, `id` None).
 
     `valid_until` (time.monotonic() seconds): when the acquire or the last confirmed renewal
@@ -598,136 +599,73 @@ class Lease:
     renewal marks the lease lost (`lost`, `on_lost`) at that moment, even while a renewal hangs.
     """
 
+    limiter: Limiter
+    on_lost: Optional[Callable[[Lease], None]]
+
     def __init__(self, limiter: Limiter, limit: Concurrency, key: str, decision: Decision,
                  lease_id: Optional[str], *, durable: Optional[Durable] = None,
                  sent: Optional[float] = None) -> None:
-        self.limiter = limiter
-        self.limit = limit
-        self.key = key
-        self.decision = decision
-        self.id = lease_id
-        #: True once a renewal answered 0, the release found the lease expired, or valid_until passed
-        self.lost = False
-        self.released = False
-        #: the error of a failed release (logged once, not retried), else None
-        self.error: Optional[BaseException] = None
-        self.on_lost: Optional[Callable[[Lease], None]] = None
-        #: the strict mode of this lease's acquire, renewals and release (None: off)
-        self.durable = durable
-        #: monotonic deadline (seconds): the last confirmed acquire/renew send + lease_ms
-        self.valid_until = (time.monotonic() if sent is None else sent) + limit.lease_ms / 1000
-        self._doubt = False
+        super().__init__(limiter, limit, key, decision, lease_id, durable=durable, sent=sent)
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._renewer: Optional[threading.Thread] = None
         self._watchdog: Optional[threading.Thread] = None
 
-    @property
-    def acquired(self) -> bool:
-        return self.decision.allowed
-
-    @property
-    def in_doubt(self) -> bool:
-        """A renewal failed and none confirmed since, or valid_until passed: do not count on the slot."""
-        if self.id is None or self.lost or self.released:
-            return False
-        return self._doubt or time.monotonic() >= self.valid_until
-
-    @property
-    def remaining_ms(self) -> int:
-        """Milliseconds until valid_until (0 when passed)."""
-        return max(0, int((self.valid_until - time.monotonic()) * 1000))
-
-    def _mark_lost(self, why: str = "expired before renew/release") -> None:
-        with self._lock:
-            if self.lost:
-                return
-            self.lost = True
+    def _stop_renewer(self) -> None:
         self._stop.set()
-        log.warning("redis_rl: lease on %r was lost (%s)", self.limit.name, why)
-        if self.on_lost is not None:
-            try:
-                self.on_lost(self)
-            except Exception:
-                log.exception("redis_rl: on_lost callback raised")
+
+    def _send(self, args: Any) -> "Tuple[Any, Optional[int]]":
+        """A renewal's or release's round trip: (reply, acks; None without durable)."""
+        if self.durable is None:
+            return self.limiter._call(args, self.key), None
+        return self.limiter._call_wait(args, self.key, self.durable)
 
     def renew(self, lease_ms: Optional[int] = None) -> bool:
         """Extend the lease (RL.RENEW). False (and lost) if it was no longer live, or if valid_until
         has passed (a lease past its deadline stays lost). An error (or, with durable, too few
         acknowledgements: NotDurableError) is raised and leaves the lease in doubt."""
-        if self.id is None or self.decision.source != SOURCE_REDIS or self.released:
+        request = self._renew_request(lease_ms)
+        if request is None:
             return not self.lost
-        if self.lost:
-            return False
-        ms = lease_ms or self.limit.lease_ms
-        sent = time.monotonic()
-        if sent >= self.valid_until:
-            self._mark_lost("valid_until passed without a confirmed renewal")
-            return False
-        return self._renew(ms, sent)
+        return self._renew(*request)
 
     def _after_wait(self) -> None:
         """A grant after a wait (acquire(wait_ms=)): the lease runs from the grant, somewhere between
         the send and the answer, so valid_until (send + lease_ms) may be far too early, even past.
         When the wait took more than a tenth of the lease, one RL.RENEW confirms it from now (a
         failure leaves valid_until as it was: early, never late)."""
-        if self.id is None or self.decision.source != SOURCE_REDIS:
-            return
-        if self.valid_until - time.monotonic() >= 0.9 * self.limit.lease_ms / 1000:
-            return
-        try:
-            self._renew(self.limit.lease_ms, time.monotonic())
-        except Exception as exc:
-            log.warning("redis_rl: confirming a lease granted after a wait failed (%s); valid_until is the "
-                        "acquire's send + lease_ms", exc)
+        if self._confirm_needed():
+            try:
+                self._renew(self.limit.lease_ms, time.monotonic())
+            except Exception as exc:
+                self._confirm_failed(exc)
 
     def _renew(self, ms: int, sent: float) -> bool:
-        lim = self.limiter
-        if self.id is None:  # pragma: no cover - the callers check
-            return False
-        args = lim.backend.renew(self.key, self.id, ms)
-        dur = self.durable
+        args = self._renew_args(ms)
         try:
-            if dur is None:
-                ok = int(lim._call(args, self.key)) == 1
-            else:
-                reply, acks = lim._call_wait(args, self.key, dur)
-                ok = int(reply) == 1
-                if ok and not lim._core.acked(acks, dur, self.limit.name):
-                    raise NotDurableError(acks, dur.replicas)
+            ok = self._renew_ok(*self._send(args))
         except BaseException:
             self._doubt = True
             raise
-        if ok:
-            self.valid_until = max(self.valid_until, sent + ms / 1000)
-            self._doubt = False
-            return True
-        self._mark_lost()
-        return False
+        return self._renewed(ok, ms, sent)
 
     def start_renewer(self, every_ms: int) -> None:
-        if every_ms < 1:
-            raise ValueError("renew_every_ms must be at least 1")
-        if self.id is None or self.decision.source != SOURCE_REDIS:
+        every = self._renew_every(every_ms)
+        if every is None:
             return
 
         def run() -> None:
-            while not self._stop.wait(every_ms / 1000):
+            while not self._stop.wait(every):
                 try:
                     if not self.renew():
                         return
                 except Exception as exc:  # keep trying: the lease may still be live (in doubt meanwhile)
-                    log.warning("redis_rl: lease renewal failed (%s); in doubt, will try again", exc)
+                    self._renewal_failed(exc)
 
         def watch() -> None:  # the deadline, apart from the renewals (one may hang up to the timeout)
-            while True:
-                left = self.valid_until - time.monotonic()
-                if left <= 0:
-                    if not self.released:
-                        self._mark_lost("valid_until passed without a confirmed renewal")
-                    return
-                if self._stop.wait(left):
-                    return
+            left = self._deadline_left()
+            while left is not None and not self._stop.wait(left):
+                left = self._deadline_left()
 
         name = f"redis-rl-renew-{self.limit.name}"
         self._renewer = threading.Thread(target=run, name=name, daemon=True)
@@ -738,60 +676,30 @@ class Lease:
     def release(self) -> bool:
         """End the lease, once (idempotent). True if a live lease was ended. A failed release is
         logged once and not retried: the lease expires by itself after lease_ms."""
-        with self._lock:
-            if self.released:
-                return False
-            self.released = True
+        if not self._claim_release():
+            return False
         self._stop.set()
         for t in (self._renewer, self._watchdog):
             if t is not None and t is not threading.current_thread():
                 t.join(timeout=5)
-        d = self.decision
-        if self.id is None:
-            return False
-        if d.source == SOURCE_LOCAL:
-            self.limiter._core.local_refund(d, d.cost)
-            return True
-        if d.source != SOURCE_REDIS:
-            return False
-        lim = self.limiter
-        args = lim.backend.release(self.key, self.id)
+        done = self._release_without_io()
+        if done is not None:
+            return done
+        args = self._release_args()
         try:
-            if self.durable is None:
-                ended = int(lim._call(args, self.key)) == 1
-            else:
-                reply, acks = lim._call_wait(args, self.key, self.durable)
-                ended = int(reply) == 1
-                if acks < self.durable.replicas:  # a lost release leaves a ghost: fewer holders, never more
-                    log.info("redis_rl: release of a lease on %r: %d replica(s) acknowledged", self.limit.name,
-                             acks)
+            ended = self._release_ended(*self._send(args))
         except Exception as exc:
-            self.error = exc
-            log.warning("redis_rl: lease release failed (%s: %s); not retried, it expires in %d ms",
-                        type(exc).__name__, exc, self.limit.lease_ms)
-            return False
-        if not ended and not self.lost:
-            self._mark_lost()
-        return ended
+            return self._release_failed(exc)
+        return self._released(ended)
 
 
-class _LeaseContext:
-    def __init__(self, limiter: Limiter, limit: Concurrency, identity: Identity, cost: int, lease_id: Optional[str],
-                 renew_every_ms: Optional[int], on_lost: Optional[Callable[[Lease], None]],
-                 tag: Optional[str], durable: DurableOption = None, wait_ms: Optional[int] = None) -> None:
-        self._args = (limiter, limit, identity, cost, lease_id, renew_every_ms, on_lost, tag, durable, wait_ms)
-        self.lease: Optional[Lease] = None
-
+class _LeaseContext(LeaseContextCore[Lease]):
     def __enter__(self) -> Lease:
-        limiter, limit, identity, cost, lease_id, renew_every_ms, on_lost, tag, durable, wait_ms = self._args
-        lease = limiter.acquire(limit, identity, cost, id=lease_id, tag=tag, durable=durable, wait_ms=wait_ms)
-        if not lease.acquired:
-            raise RateLimited(lease.decision)
-        lease.on_lost = on_lost
-        self.lease = lease
+        lease: Lease = self._limiter.acquire(*self._acquire, **self._options)
+        every = self._held(lease)
         try:
-            if renew_every_ms is not None:
-                lease.start_renewer(renew_every_ms)
+            if every is not None:
+                lease.start_renewer(every)
         except BaseException:
             lease.release()
             raise
@@ -803,62 +711,33 @@ class _LeaseContext:
             self.lease.release()
 
 
-class Reservation:
+class Reservation(ReservationCore):
     """Units consumed up front; settle(actual) gives back max_cost - actual, exactly once.
 
     As a context manager: entering raises RateLimited if the reservation was
     denied; leaving without settle() keeps all max_cost consumed (no refund:
     the error that can only make the limit stricter)."""
 
-    def __init__(self, limiter: Limiter, limit: Limit, key: str, max_cost: int, decision: Decision) -> None:
-        self.limiter = limiter
-        self.limit = limit
-        self.key = key
-        self.max_cost = max_cost
-        self.decision = decision
-        self.settled = False
-        #: the refund's own decision (None until settled with a refund)
-        self.refund_decision: Optional[Decision] = None
-        self._lock = threading.Lock()
+    limiter: Limiter
 
-    @property
-    def allowed(self) -> bool:
-        return self.decision.allowed
+    def __init__(self, limiter: Limiter, limit: Limit, key: str, max_cost: int, decision: Decision) -> None:
+        super().__init__(limiter, limit, key, max_cost, decision)
+        self._lock = threading.Lock()
 
     def settle(self, actual: int) -> Optional[Decision]:
         """Refund max_cost - actual (idempotent: only the first call acts; a refund is never
         retried, since a retried refund gives the units back twice). actual above max_cost charges
         the excess with a plain COST call (when it fits; denied, nothing more is charged)."""
-        if isinstance(actual, bool) or not isinstance(actual, int) or actual < 0:
-            raise ValueError("actual must be a non-negative int")
-        with self._lock:
-            if self.settled:
-                return self.refund_decision
-            self.settled = True
-        d = self.decision
-        if not d.allowed:
-            return None
-        diff = self.max_cost - actual
-        if d.source == SOURCE_LOCAL:
-            if diff > 0:
-                self.limiter._core.local_refund(d, diff)
-            return None
-        if d.source != SOURCE_REDIS or diff == 0:
-            return None
+        units = self._settle_units(actual)
+        if units == 0:
+            return self.refund_decision
         try:
-            if diff > 0:
-                self.refund_decision = self.limiter._refund_key(self.limit, self.key, diff)
+            if units > 0:
+                self.refund_decision = self.limiter._refund_key(self.limit, self.key, units)
             else:
-                core = self.limiter._core
-                reply = self.limiter._call(core.backend.check(self.limit, self.key, -diff), self.key)
-                self.refund_decision = single(reply, self.limit, self.key, -diff)
-        except NotDurableError as exc:  # done on the master, not acknowledged: never retried
-            log.warning("redis_rl: settle of %r: %s", self.limit.name, exc)
-            self.refund_decision = exc.decision
+                self.refund_decision = self._charged(self.limiter._call(self._charge_args(-units), self.key), -units)
         except Exception as exc:  # logged once, never retried
-            log.warning("redis_rl: settle of %r failed (%s: %s); not retried, the units stay charged",
-                        self.limit.name, type(exc).__name__, exc)
-            return None
+            return self._settle_failed(exc)
         return self.refund_decision
 
     def __enter__(self) -> "Reservation":
