@@ -251,3 +251,27 @@ def test_settle_not_acknowledged_keeps_the_decision() -> None:
     d = decision(G)
     assert r._settle_failed(NotDurableError(0, 1, d)) is d and r.refund_decision is d
     assert r._settle_failed(ConnectionError("down")) is None and r.refund_decision is d
+
+
+def test_a_lease_whose_renewer_cannot_start_is_released_by_both_context_managers() -> None:
+    # renew_every_ms=0 makes start_renewer raise after the acquire: the slot must not stay held
+    # until lease_ms passes. The sync `with` released it; `async with` did not (its __aexit__
+    # never runs after a failed __aenter__).
+    acquired = [1, 2, 1, 0, 1_000, "id-1"]
+    client = Scripted([acquired, 1])
+    with pytest.raises(ValueError):
+        with Limiter(client, timeout_ms=None, backend="module").lease(C, "u", renew_every_ms=0):
+            pass
+    aclient = AsyncScripted([acquired, 1])
+
+    async def main() -> None:
+        async with AsyncLimiter(aclient, timeout_ms=None, backend="module").lease(C, "u", renew_every_ms=0):
+            pass
+
+    with pytest.raises(ValueError):
+        asyncio.run(main())
+    for sent in (client.sent, aclient.sent):
+        assert [args[0] for args in sent] == ["RL.ACQUIRE", "RL.RELEASE"]
+        # The release names the key and the id the acquire sent.
+        acquire = list(sent[0])
+        assert sent[1][1:] == (acquire[1], acquire[acquire.index("ID") + 1])

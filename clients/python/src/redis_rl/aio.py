@@ -634,8 +634,13 @@ class _AsyncLeaseContext(LeaseContextCore[AsyncLease]):
     async def __aenter__(self) -> AsyncLease:
         lease: AsyncLease = await self._limiter.acquire(*self._acquire, **self._options)
         every = self._held(lease)
-        if every is not None:
-            lease.start_renewer(every)
+        try:
+            if every is not None:
+                lease.start_renewer(every)
+        except BaseException:
+            # __aexit__ never runs after a failed __aenter__: release here, as `with` does.
+            await lease.release()
+            raise
         return lease
 
     async def __aexit__(self, exc_type: Optional[Type[BaseException]], exc: Optional[BaseException],
