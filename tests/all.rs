@@ -482,6 +482,63 @@ fn a_key_allowed_alone_in_a_denied_call_stores_only_its_repair() {
     assert_eq!(pttl(&mut c, "l"), 60_000);
 }
 
+#[test]
+fn a_slide_log_or_quota_key_allowed_alone_in_a_denied_call_stores_what_a_status_query_does() {
+    // Each kind's `repairs` tells steady keys (nothing to store) from those
+    // a status query repairs, without deciding twice: both end as their
+    // twins, which got that status query, do.
+    let s = frozen_server(&[]);
+    let mut c = s.conn();
+    let same = [("s", "SLIDE 5 1000"), ("g", "LOG 5 1000"), ("q", "QUOTA 5 HOUR")];
+    // Another window or period: read under the new one (a repair) with room.
+    let changed = [("s", "SLIDE 5 2000"), ("g", "LOG 5 2000"), ("q", "QUOTA 5 DAY")];
+    let fill = |c: &mut redis::Connection, prefix: &str| {
+        for (key, spec) in same {
+            let (kind, params) = spec.split_once(' ').unwrap();
+            for k in [format!("{prefix}{key}"), format!("{prefix}{key}:twin")] {
+                let line = format!("RL.{kind} {k} {params} COST 2");
+                assert!(rl(c, &line).allowed, "{line}");
+            }
+        }
+    };
+    // A log's entries stamped after now read as made now (a repair), with
+    // room; a sliding window or quota ahead reads as drained, so it denies.
+    fill(&mut c, "jumped:");
+    advance(&s, -3_600_000);
+    fill(&mut c, "steady:");
+    fill(&mut c, "changed:");
+    assert!(rl(&mut c, "RL.GCRA d 1 1000000").allowed);
+    for (prefix, specs) in [("jumped:", same), ("steady:", same), ("changed:", changed)] {
+        let keys: Vec<String> = specs.iter().map(|(k, _)| format!("{prefix}{k}")).collect();
+        let line = format!(
+            "RL.ALL 4 {} d {} GCRA 1 1000000",
+            keys.join(" "),
+            specs.iter().map(|(_, spec)| *spec).collect::<Vec<_>>().join(" ")
+        );
+        let r: Vec<Value> =
+            redis::cmd("RL.ALL").arg(line.split(' ').skip(1).collect::<Vec<_>>()).query(&mut c).unwrap();
+        assert_eq!(r[0], Value::Int(0), "{line}: {r:?}");
+        for (key, spec) in specs {
+            let (kind, params) = spec.split_once(' ').unwrap();
+            let twin = format!("{prefix}{key}:twin");
+            let _: Value = redis::cmd(&format!("RL.{kind}"))
+                .arg(&twin)
+                .arg(params.split(' ').collect::<Vec<_>>())
+                .arg("COST")
+                .arg(0)
+                .query(&mut c)
+                .unwrap();
+            let key = format!("{prefix}{key}");
+            assert_eq!(dump(&mut c, &key), dump(&mut c, &twin), "{key}");
+            assert_eq!(pttl(&mut c, &key), pttl(&mut c, &twin), "{key}");
+        }
+    }
+    // The changed keys now follow their new windows.
+    assert_eq!(pttl(&mut c, "changed:s"), 4000);
+    assert_eq!(pttl(&mut c, "changed:g"), 2000);
+    assert!(pttl(&mut c, "changed:q") > 3_600_000);
+}
+
 // ---------------------------------------------------------------------------
 // Against the pure core: each spec decided alone, combined by hand.
 // ---------------------------------------------------------------------------

@@ -103,13 +103,26 @@ pub trait Algorithm: Copy {
         self.check(state, now, cost)
     }
 
+    /// Whether a call that consumes nothing at `now` may store something (a
+    /// repair, or deleting a key that counts nothing any more): false only
+    /// if it surely stores nothing. From the state alone, in O(1), without
+    /// deciding; the default (true) is always safe.
+    #[inline]
+    fn repairs(&self, _state: Option<Self::State<'_>>, _now: Nanos) -> bool {
+        true
+    }
+
     /// What a call that consumes nothing stores at `now`: a repair, or
     /// nothing (`None`, always in steady operation): the change of
-    /// [`decide`](Self::decide) at cost 0. A kind that can tell from its
-    /// state alone that no repair is due says so without deciding.
+    /// [`decide`](Self::decide) at cost 0, decided only if
+    /// [`repairs`](Self::repairs) says one may be due.
     #[inline]
     fn unconsumed(&self, state: Option<Self::State<'_>>, now: Nanos) -> Option<Change<Self::Write>> {
-        self.decide(state, now, 0).change
+        if self.repairs(state, now) {
+            self.decide(state, now, 0).change
+        } else {
+            None
+        }
     }
 
     /// [`check`](Self::check), with its write classified.
@@ -190,12 +203,8 @@ impl Algorithm for Gcra {
         Gcra::refund(self, state, now.0, units)
     }
     #[inline]
-    fn unconsumed(&self, state: Option<GcraState>, now: Nanos) -> Option<Change<GcraState>> {
-        if Gcra::repairs(self, state, now.0) {
-            self.decide(state, now, 0).change
-        } else {
-            None
-        }
+    fn repairs(&self, state: Option<GcraState>, now: Nanos) -> bool {
+        Gcra::repairs(self, state, now.0)
     }
     const BOOKS: bool = true;
     #[inline]
@@ -223,12 +232,8 @@ impl Algorithm for TokenBucket {
         TokenBucket::refund(self, state, now.0, units)
     }
     #[inline]
-    fn unconsumed(&self, state: Option<TokenBucketState>, now: Nanos) -> Option<Change<TokenBucketState>> {
-        if TokenBucket::repairs(self, state, now.0) {
-            self.decide(state, now, 0).change
-        } else {
-            None
-        }
+    fn repairs(&self, state: Option<TokenBucketState>, now: Nanos) -> bool {
+        TokenBucket::repairs(self, state, now.0)
     }
     const BOOKS: bool = true;
     #[inline]
@@ -259,6 +264,10 @@ impl Algorithm for SlidingWindow {
     fn forgets(&self, state: &SlidingWindowState, now: Nanos) -> bool {
         SlidingWindow::forgets(self, state, now.floor_us())
     }
+    #[inline]
+    fn repairs(&self, state: Option<SlidingWindowState>, now: Nanos) -> bool {
+        SlidingWindow::repairs(self, state, now.floor_us())
+    }
 }
 
 /// The sliding log reads its key's block of words in place and writes the
@@ -284,6 +293,10 @@ impl Algorithm for SlidingLog {
     fn decide(&self, state: Option<LogRing<&[u64]>>, now: Nanos, cost: u64) -> Verdict<LogChange> {
         let o = SlidingLog::check(self, state.as_ref(), now.0, LogOp::Consume(cost));
         Verdict { decision: o.decision, change: o.change.map(log_change) }
+    }
+    #[inline]
+    fn repairs(&self, state: Option<LogRing<&[u64]>>, now: Nanos) -> bool {
+        SlidingLog::repairs(self, state.as_ref(), now.0)
     }
     #[inline]
     fn settle(&self, state: Option<LogRing<&[u64]>>, now: Nanos, units: u64) -> Verdict<LogChange> {

@@ -496,6 +496,20 @@ impl SlidingLog {
         }
     }
 
+    /// Whether a call that consumes nothing at `now_ns` may store a change
+    /// to `store` (false only if it surely does not), in O(1): the log was
+    /// kept with another window, an entry is stamped after now, or its total
+    /// exceeds the limit (which [`read`](Self::read) would trim).
+    #[inline]
+    pub fn repairs<S: LogRead>(&self, store: Option<&S>, now_ns: u64) -> bool {
+        store.is_some_and(|s| {
+            let header = s.header();
+            header.window_ms != self.window_ms
+                || header.total > self.limit
+                || (!s.is_empty() && s.get(s.len() - 1).t_ns > now_ns)
+        })
+    }
+
     /// The stored log as read at `now_ns` under these parameters, and
     /// whether that reading differs from it by more than aged-out entries.
     fn read<'a, S: LogRead>(&self, store: Option<&'a S>, now_ns: u64) -> (View<'a, S>, bool) {
@@ -997,5 +1011,37 @@ mod tests {
         let mut b = buf(1000, &[(0, 1)]);
         b.set_header(LogHeader { window_ms: 1000, total: 2 });
         assert!(!SlidingLog::valid(&b), "total");
+    }
+
+    #[test]
+    fn repairs_says_false_only_where_a_status_query_writes_nothing() {
+        // Logs kept with this window and another, with entries aged out,
+        // live, stamped after now, under and over the limit.
+        let log = SlidingLog::new(3, 1000).unwrap();
+        let now = T0 + 2_000 * MS;
+        let shapes: &[&[(u64, u64)]] = &[
+            &[],
+            &[(1500, 1)],
+            &[(500, 1), (1500, 2)],
+            &[(500, 3), (1500, 1)],
+            &[(1200, 2), (1900, 2)],
+            &[(1500, 1), (2500, 1)],
+            &[(3000, 1)],
+        ];
+        let (mut repairs, mut writes) = (0, 0);
+        for window_ms in [1000, 2000, 100] {
+            for entries in shapes {
+                let s = buf(window_ms, entries);
+                let wrote = log.check(Some(&s), now, LogOp::Consume(0)).change.is_some();
+                let said = log.repairs(Some(&s), now);
+                assert!(said || !wrote, "{window_ms} {entries:?}");
+                repairs += usize::from(said);
+                writes += usize::from(wrote);
+            }
+        }
+        assert!(!log.repairs(None::<&LogBuf>, now));
+        assert!(writes > 0 && repairs < 21, "{repairs} {writes}");
+        // Aged-out entries alone are no repair, and need no second look.
+        assert!(!log.repairs(Some(&buf(1000, &[(500, 1), (1500, 2)])), now));
     }
 }

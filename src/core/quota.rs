@@ -93,6 +93,14 @@ impl Quota {
         }
     }
 
+    /// Whether a call that consumes nothing at `now_ns`, in the window
+    /// `current`, stores `state` (a repair: a window starting after now, or
+    /// a period or zone change).
+    #[inline]
+    pub fn repairs(&self, state: Option<QuotaState>, current: Window, now_ns: u64) -> bool {
+        self.read(state, current, now_ns).repair
+    }
+
     /// Whole ms from `now_ns` to the end of `w` (which lies after now): `w`'s
     /// bounds are whole ms, so this is exact rounded up.
     fn to_end(w: Window, now_ns: u64) -> u64 {
@@ -355,5 +363,29 @@ mod tests {
         let d = q.check(Some(huge), W, T0 * MS, max).decision;
         assert_eq!((d.allowed, d.remaining), (false, 0));
         assert_eq!(q.refund(Some(huge), W, T0 * MS, max).settle, Settle::Delete);
+    }
+
+    #[test]
+    fn repairs_says_exactly_whether_a_status_query_writes() {
+        let q = Quota::new(3);
+        let day = Window { start_ms: T0 - 8 * HOUR, end_ms: T0 + 16 * HOUR };
+        let (mut yes, mut no) = (0, 0);
+        for stored in [W, NEXT, day, Window { start_ms: T0 - HOUR, end_ms: T0 }] {
+            for count in [0, 1, 3, 5] {
+                for (current, at) in [(W, 10), (W, HOUR - 1), (NEXT, HOUR + 5), (day, 10)] {
+                    let state = Some(QuotaState { count, start_ms: stored.start_ms, end_ms: stored.end_ms });
+                    let now_ns = (T0 + at) * MS;
+                    let wrote = q.check(state, current, now_ns, 0).write.is_some();
+                    assert_eq!(q.repairs(state, current, now_ns), wrote, "{stored:?} {count} {current:?} {at}");
+                    if wrote {
+                        yes += 1
+                    } else {
+                        no += 1
+                    }
+                }
+            }
+        }
+        assert!(!q.repairs(None, W, T0 * MS));
+        assert!(yes > 0 && no > 0, "{yes} {no}");
     }
 }

@@ -217,6 +217,20 @@ impl SlidingWindow {
         (c1 + c2, p1 + p2)
     }
 
+    /// Whether a call that consumes nothing at `now_us` may store `state`
+    /// (false only if it surely does not): a window starting after now, counts
+    /// taken with another window size or off its grid (which may merge), or a
+    /// count above the limit.
+    #[inline]
+    pub fn repairs(&self, state: Option<SlidingWindowState>, now_us: u64) -> bool {
+        state.is_some_and(|s| {
+            s.window_start_ms.saturating_mul(US_PER_MS) > now_us
+                || s.window_ms != self.window_ms
+                || s.window_start_ms % self.window_ms != 0
+                || u64::from(s.cur.max(s.prev)) > self.limit
+        })
+    }
+
     /// Whether a call at `now_us` finds a key whose counts, taken with
     /// another window size, all map away (they lie wholly before the
     /// previous window): the key then holds nothing, yet would keep the old
@@ -507,5 +521,32 @@ mod tests {
         let d = s.check(o.write.map(|w| w.state), T0, 1).decision;
         assert!(!d.allowed);
         assert!(d.retry_after_ms > 0);
+    }
+
+    #[test]
+    fn repairs_says_false_only_where_a_status_query_writes_nothing() {
+        // Stored windows before, at and after now's, of this window size and
+        // others, with counts under and over the limit.
+        let s = SlidingWindow::new(5, 1000);
+        let (t0_ms, now_us) = (T0 / MS, T0 + 2_500 * MS);
+        let (mut repairs, mut writes) = (0, 0);
+        for window_ms in [1000, 500, 3000] {
+            for start in [0, 1000, 2000, 2500, 3000, 10_000] {
+                for (cur, prev) in [(0, 0), (1, 0), (0, 4), (5, 5), (6, 0), (0, 9), (9, 9)] {
+                    let st = SlidingWindowState { window_start_ms: t0_ms + start, window_ms, cur, prev };
+                    let writes_now = s.check(Some(st), now_us, 0).write.is_some() || s.forgets(&st, now_us);
+                    let said = s.repairs(Some(st), now_us);
+                    assert!(said || !writes_now, "{st:?}");
+                    repairs += usize::from(said);
+                    writes += usize::from(writes_now);
+                }
+            }
+        }
+        assert!(!s.repairs(None, now_us));
+        // Both answers occur, and steady states (same size, under the limit,
+        // not ahead) are told apart from those that write.
+        assert!(writes > 0 && repairs < 126, "{repairs} {writes}");
+        let steady = SlidingWindowState { window_start_ms: t0_ms + 2000, window_ms: 1000, cur: 3, prev: 5 };
+        assert!(!s.repairs(Some(steady), now_us));
     }
 }

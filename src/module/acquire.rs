@@ -107,11 +107,7 @@ impl Algorithm for Acquire {
     /// A call that takes nothing writes only a repair, and only a set some
     /// of whose leases started after now (a backward jump) can need one.
     #[inline]
-    fn unconsumed(&self, state: Option<Self::State<'_>>, now: Nanos) -> Option<Change<LeaseChange>> {
-        if state.as_ref().is_some_and(|s| s.header().last_ns > now.0) {
-            self.decide(state, now, 0).change
-        } else {
-            None
-        }
+    fn repairs(&self, state: Option<Self::State<'_>>, now: Nanos) -> bool {
+        state.as_ref().is_some_and(|s| s.header().last_ns > now.0)
     }
 }

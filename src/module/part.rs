@@ -10,9 +10,10 @@
 //! state read as drained after a clock jump or a tightened limit, made
 //! permanent): its own change when it denied too, which is exactly that;
 //! otherwise what its kind says a call that consumes nothing stores
-//! ([`Algorithm::unconsumed`]: GCRA and the token bucket tell from the
-//! state alone that no repair is due; the other kinds read the state again
-//! at cost 0). A refund in a denied call answers the state as it is.
+//! ([`Algorithm::unconsumed`]: each kind tells from the state alone, in
+//! O(1), that no repair is due, which is always so in steady operation;
+//! only a state that may need one is decided again, at cost 0). A refund in
+//! a denied call answers the state as it is.
 
 use crate::core::time::Nanos;
 use crate::core::{Algorithm, Decision, Verdict};

@@ -106,6 +106,13 @@ impl Algorithm for QuotaLimit {
         }
     }
 
+    /// A period or zone change, or a window starting after now (as
+    /// [`check`](Self::check) reads it; without a window it writes nothing).
+    #[inline]
+    fn repairs(&self, state: Option<QuotaState>, now: Nanos) -> bool {
+        state.is_some() && self.window(now.0).is_some_and(|w| self.quota.repairs(state, w, now.0))
+    }
+
     /// The units come off the current window's count, never below 0; after
     /// the stored window has ended there is nothing left to refund (the key,
     /// whose window is over, is deleted). A count of 0 afterwards deletes

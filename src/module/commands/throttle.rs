@@ -73,6 +73,10 @@ impl Algorithm for Throttle {
     fn check(&self, state: Option<GcraState>, now: Nanos, cost: u64) -> Outcome<GcraState> {
         Algorithm::check(&self.0, state, now, cost)
     }
+    #[inline]
+    fn repairs(&self, state: Option<GcraState>, now: Nanos) -> bool {
+        Algorithm::repairs(&self.0, state, now)
+    }
     /// CL.THROTTLE takes no refund; GCRA's, should anything ask.
     #[inline]
     fn refund(&self, state: GcraState, now: Nanos, units: u64) -> Outcome<GcraState> {
