@@ -255,6 +255,36 @@ fn acquires_without_wait_never_take_units_ahead_of_a_waiter() {
     t.join().unwrap();
 }
 
+/// A PEEK answers what the acquire would while a waiter waits (denied, the
+/// waiter first), RL.PEEK as RL.ACQUIRE ... PEEK does, and changes
+/// nothing: a PEEK with a higher limit neither becomes the waiters' limit
+/// nor wakes them.
+#[test]
+fn a_peek_behind_a_waiter_answers_as_the_acquire_and_wakes_no_one() {
+    let s = frozen_server(&[]);
+    let mut c = s.conn();
+    assert!(acquire(&mut c, "RL.ACQUIRE p 2 60000 ID holder").0);
+    let (tx, rx) = mpsc::channel();
+    let t = waiter(&s, "RL.ACQUIRE p 2 60000 COST 2 WAIT 60000".into(), 0, tx);
+    until_waiting(&mut c, 1);
+    let denied = (false, 2, 1, 60000, 60000, None);
+    assert_eq!(acquire(&mut c, "RL.ACQUIRE p 2 60000 PEEK"), denied);
+    assert_eq!(acquire(&mut c, "RL.PEEK CONCURRENCY p 2 60000"), denied);
+    for line in ["RL.ACQUIRE p 3 60000 PEEK", "RL.PEEK CONCURRENCY p 3 60000"] {
+        let (allowed, limit, ..) = acquire(&mut c, line);
+        assert_eq!((allowed, limit), (false, 3), "{line}");
+        assert!(rx.recv_timeout(Duration::from_millis(50)).is_err(), "{line} woke the waiter");
+        // Nor did it become the waiters' limit for the next call.
+        assert_eq!(acquire(&mut c, "RL.ACQUIRE p 2 60000"), denied, "after {line}");
+        assert!(rx.recv_timeout(Duration::from_millis(50)).is_err(), "after {line}");
+    }
+    // A real call with the higher limit still makes room.
+    assert!(!acquire(&mut c, "RL.ACQUIRE p 3 60000").0);
+    let (_, r) = rx.recv_timeout(REPLY_BOUND).expect("a raised limit did not wake the waiter");
+    assert!(fields(&r.unwrap()).0, "the waiter was not granted");
+    t.join().unwrap();
+}
+
 /// Inside MULTI (and scripts) WAIT does not block: the call answers as
 /// without it. Where nothing waits, WAIT is an error; its timeout is 1 to
 /// 600,000 ms.

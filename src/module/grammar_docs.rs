@@ -329,8 +329,8 @@ impl EachKind for Walk {
         let (form, outer) = spec_form::<K>(all_args::docs());
         walk::<K>(Form::Spec, form, &[], &outer);
         // RL.PEEK takes the kind's arguments "as its command takes them,
-        // without PEEK" (its docs), nor REFUND (a write) nor WAIT, as
-        // docs/commands/RL.PEEK.md says: those three are refused.
+        // without PEEK, REFUND or WAIT" (its docs, as
+        // docs/commands/RL.PEEK.md says): those three are refused.
         walk::<K>(Form::Peek, after_key::<K>(), &["PEEK", "REFUND", "WAIT"], &BTreeSet::new());
     }
 }

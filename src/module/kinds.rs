@@ -87,7 +87,8 @@ pub trait Kind: Algorithm<Write: Stored> + 'static {
     }
     /// No barging past clients waiting on the key (`RL.ACQUIRE ... WAIT`,
     /// see `commands::wait`): only a lease set has waiters, so only its
-    /// kind looks. `key` is the key's name, `verdict` what `limiter` decided.
+    /// kind looks. `key` is the key's name, `verdict` what `limiter` decided;
+    /// `peek`: the call changes nothing.
     #[inline]
     fn behind_waiters<A: for<'s> Algorithm<State<'s> = Self::State<'s>, Write = Self::Write>>(
         _ctx: Ctx<'_>,
@@ -95,6 +96,7 @@ pub trait Kind: Algorithm<Write: Stored> + 'static {
         _state: Option<Self::State<'_>>,
         _now: Nanos,
         _key: &[u8],
+        _peek: bool,
         _verdict: &mut Verdict<Self::Write>,
     ) {
     }
@@ -361,9 +363,10 @@ impl Kind for Acquire {
         state: Option<Self::State<'_>>,
         now: Nanos,
         key: &[u8],
+        peek: bool,
         verdict: &mut Verdict<Self::Write>,
     ) {
-        super::waiters::behind_waiters(ctx, limiter, state, now, key, verdict)
+        super::waiters::behind_waiters(ctx, limiter, state, now, key, peek, verdict)
     }
     fn grammar<'a, F: Fn(usize) -> &'a [u8]>(c: &mut Cursor<'a, F>) -> Result<(Self, Options), ArgError> {
         // At most 100,000: memory grows with it.

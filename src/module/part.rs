@@ -35,6 +35,9 @@ pub struct Ask {
     /// within it. (RL.ALL books every part for one start instead:
     /// [`Member::book`].)
     pub max_wait_ns: Option<u64>,
+    /// `PEEK`: decided as the call would be, changing nothing (not even the
+    /// limit the key's waiters are granted under).
+    pub peek: bool,
 }
 
 /// One key of kind `K` in a call, decided by `A` (the kind itself, or
@@ -69,13 +72,34 @@ where
         now: Nanos,
     ) -> Result<Self, String> {
         let state = KeyState::<K>::open(ctx, name).map_err(|e| e.message::<K>())?;
+        Ok(Self::decided(ctx, state, key, limiter, ask, now))
+    }
+
+    /// [`open`](Self::open) for reading only (`RL.PEEK`, where writes are
+    /// refused): a part whose commit must be a PEEK's, which stores nothing.
+    #[inline]
+    pub fn open_read(
+        ctx: Ctx<'c>,
+        name: KeyName<'c>,
+        key: &[u8],
+        limiter: &'a A,
+        ask: Ask,
+        now: Nanos,
+    ) -> Result<Self, String> {
+        debug_assert!(ask.peek);
+        let state = KeyState::<K>::open_read(ctx, name).map_err(|e| e.message::<K>())?;
+        Ok(Self::decided(ctx, state, key, limiter, Ask { peek: true, ..ask }, now))
+    }
+
+    #[inline(always)]
+    fn decided(ctx: Ctx<'c>, state: KeyState<'c, K>, key: &[u8], limiter: &'a A, ask: Ask, now: Nanos) -> Self {
         let mut verdict = match (ask.refund, ask.max_wait_ns) {
             (Some(units), _) => limiter.settle(state.state(), now, units),
             (None, None) => limiter.decide(state.state(), now, ask.cost),
             (None, Some(ns)) => limiter.decide_within(state.state(), now, ask.cost, ns),
         };
-        K::behind_waiters(ctx, limiter, state.state(), now, key, &mut verdict);
-        Ok(Self { limiter, ask, key: state, verdict, wrote: false })
+        K::behind_waiters(ctx, limiter, state.state(), now, key, ask.peek, &mut verdict);
+        Self { limiter, ask, key: state, verdict, wrote: false }
     }
 
     /// The change the commit stored (`None`: none, or only a repair).

@@ -141,13 +141,15 @@ pub fn has_waiters(ctx: Ctx<'_>, key: &[u8]) -> bool {
 /// on is answered as denied, with the wait until the units the live leases
 /// hold, plus those of the waiters, plus its cost fit (if nothing else
 /// happens; each waiter's lease then runs from its grant, so this is a
-/// least wait). The call's limit becomes the key's, for the waiters.
+/// least wait). The call's limit becomes the key's, for the waiters,
+/// unless it is a PEEK (`peek`), which changes nothing.
 pub fn behind_waiters<A: for<'s> Algorithm<State<'s> = LeaseBlock<&'s [u64]>, Write = LeaseChange>>(
     ctx: Ctx<'_>,
     limiter: &A,
     state: Option<LeaseBlock<&[u64]>>,
     now: Nanos,
     key: &[u8],
+    peek: bool,
     verdict: &mut Verdict<LeaseChange>,
 ) {
     if WAITING.load(Relaxed) == 0 || GRANTING.get() {
@@ -156,10 +158,12 @@ pub fn behind_waiters<A: for<'s> Algorithm<State<'s> = LeaseBlock<&'s [u64]>, Wr
     let queued = QUEUES.with(|q| {
         let mut q = q.borrow_mut();
         let queue = q.get_mut(&(selected_db(ctx), key.to_vec()))?;
-        if limiter.limit() > queue.limit {
-            RAISED.set(true);
+        if !peek {
+            if limiter.limit() > queue.limit {
+                RAISED.set(true);
+            }
+            queue.limit = limiter.limit();
         }
-        queue.limit = limiter.limit();
         Some(queue.units)
     });
     let Some(queued) = queued else { return };

@@ -78,7 +78,7 @@ pub fn command(ctx: Ctx<'_>, args: Argv<'_>) {
     let now = clock::now();
     let mut parts: Vec<AnyPart> = Vec::with_capacity(parsed.specs.len());
     for (i, spec) in parsed.specs.iter().enumerate() {
-        let ask = Ask { cost: spec.cost, refund: spec.refund, max_wait_ns: None };
+        let ask = Ask { cost: spec.cost, refund: spec.refund, max_wait_ns: None, peek: parsed.peek };
         match spec.limit.open(ctx, args.key(2 + i), word(2 + i), ask, now) {
             Ok(part) => parts.push(part),
             // Closes every key opened so far; nothing was written.

@@ -17,8 +17,8 @@ pub mod throttle;
 pub mod top;
 pub mod wait;
 
-use crate::core::time::{Nanos, NS_PER_MS};
-use crate::core::{Algorithm, Change, Decision, Verdict};
+use crate::core::time::NS_PER_MS;
+use crate::core::{Algorithm, Change, Decision};
 
 use super::args::{ArgError, Options};
 use super::clock;
@@ -81,17 +81,11 @@ pub fn kind_command_with<K: Kind>(
 #[inline]
 pub fn ask(opts: &Options) -> Ask {
     // MAXWAIT is at most 10^6 ms: fits in ns.
-    Ask { cost: opts.cost, refund: opts.refund, max_wait_ns: opts.max_wait_ms.map(|ms| ms * NS_PER_MS) }
-}
-
-/// What a call with `opts` decides: a refund settles, `MAXWAIT` may book,
-/// anything else is decided as it is (RL.PEEK, which opens no part).
-#[inline]
-pub fn decide<A: Algorithm>(limiter: &A, state: Option<A::State<'_>>, now: Nanos, opts: &Options) -> Verdict<A::Write> {
-    match ask(opts) {
-        Ask { refund: Some(units), .. } => limiter.settle(state, now, units),
-        Ask { max_wait_ns: None, cost, .. } => limiter.decide(state, now, cost),
-        Ask { max_wait_ns: Some(ns), cost, .. } => limiter.decide_within(state, now, cost, ns),
+    Ask {
+        cost: opts.cost,
+        refund: opts.refund,
+        max_wait_ns: opts.max_wait_ms.map(|ms| ms * NS_PER_MS),
+        peek: opts.peek,
     }
 }
 

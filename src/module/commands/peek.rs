@@ -11,8 +11,8 @@ use crate::module::declaration::{Declaration, Docs};
 use crate::module::entry::entry_point;
 use crate::module::ffi::{context_flags, reply_error, reply_wrong_arity, Argv, Ctx};
 use crate::module::kinds::{self, Kind, WithKind};
+use crate::module::part::{self, Ask, Member, Part};
 use crate::module::reply;
-use crate::module::state::KeyState;
 
 /// Not `write`, not `deny-oom`: it runs on read-only replicas, in
 /// read-only scripts and under OOM. Counted as a call of the kind (no line
@@ -32,7 +32,7 @@ const DOCS: Info = Info {
     args: &[
         Arg::string(c"kind").summary(c"a limiter keyword, as in RL.ALL's specs"),
         Arg::key(c"key"),
-        Arg::string(c"arg").multiple().summary(c"the kind's arguments, as its command takes them, without PEEK"),
+        Arg::string(c"arg").multiple().summary(c"the kind's arguments, as its command takes them, without PEEK, REFUND or WAIT"),
     ],
     acl_categories: c"read fast",
     tips: None,
@@ -78,15 +78,19 @@ impl WithKind for Peek<'_> {
             Err(ArgError::WrongArity) => return reply_wrong_arity(ctx),
             Err(e) => return reply_error(ctx, &e.to_string()),
         };
-        let key = match KeyState::<K>::open_read(ctx, args.key(2)) {
-            Ok(key) => key,
-            Err(e) => return reply_error(ctx, &e.message::<K>()),
+        // The kind's command with PEEK, as a transaction of one part opened
+        // for reading: its commit stores nothing, and closes the key.
+        let (now, ask) = (clock::now(), Ask { peek: true, ..super::ask(&opts) });
+        let mut part = match Part::<K>::open_read(ctx, args.key(2), args.bytes(2), &limiter, ask, now) {
+            Ok(part) => part,
+            Err(wrong_type) => return reply_error(ctx, &wrong_type),
         };
-        let decision = super::decide(&limiter, key.state(), clock::now(), &opts).decision;
-        drop(key);
-        tally.decision(&decision);
+        let allowed = part.decision().allowed;
+        let flags = context_flags(ctx);
+        // A PEEK's commit cannot refuse a value: it stores none.
+        let _ = part::commit(std::slice::from_mut(&mut part), allowed, now, flags, true, |_| args.bytes(2));
+        tally.decision(part.decision());
         // Nothing is written: a lease is nil.
-        let booking = opts.max_wait_ms.is_some();
-        reply::kind::<K>(ctx, &decision, None, booking, reply::wants_map(context_flags(ctx)));
+        part.reply(ctx, opts.max_wait_ms.is_some(), reply::wants_map(flags));
     }
 }
