@@ -356,7 +356,7 @@ impl Kind for Acquire {
     fn lease(change: Option<&Change<Self::Write>>) -> Option<&LeaseId> {
         acquire::lease_of(change)
     }
-    #[inline]
+    #[inline(always)]
     fn behind_waiters<A: for<'s> Algorithm<State<'s> = Self::State<'s>, Write = Self::Write>>(
         ctx: Ctx<'_>,
         limiter: &A,
@@ -366,7 +366,10 @@ impl Kind for Acquire {
         peek: bool,
         verdict: &mut Verdict<Self::Write>,
     ) {
-        super::waiters::behind_waiters(ctx, limiter, state, now, key, peek, verdict)
+        // Looked at here, inline: nobody waits on any key in steady operation.
+        if super::waiters::WAITING.load(Ordering::Relaxed) > 0 {
+            super::waiters::behind_waiters(ctx, limiter, state, now, key, peek, verdict)
+        }
     }
     fn grammar<'a, F: Fn(usize) -> &'a [u8]>(c: &mut Cursor<'a, F>) -> Result<(Self, Options), ArgError> {
         // At most 100,000: memory grows with it.
