@@ -168,6 +168,36 @@ def test_async_refused_and_stopped(fresh_server: RedisServer) -> None:
     run(main())
 
 
+def test_release_of_a_local_decision_gives_the_local_slot_back(fresh_server: RedisServer) -> None:
+    """release(decision) and leases(decision), sync and async, on a decision a local fallback
+    granted: nothing is sent (the server is down), the local slot is given back."""
+    slots = Concurrency(2, 60_000, name="slots")  # local share: 1 slot in this process
+    lim = Limiter(redis.Redis(port=fresh_server.port), on_error=Local(share=0.5))
+    alim = AsyncLimiter(redis.asyncio.Redis(port=fresh_server.port), on_error=Local(share=0.5))
+    fresh_server.kill()
+    d = lim.check_all([(slots, "j")])
+    assert d.allowed and d.decisions[0].source == "local"
+    assert [lease.id for lease in lim.leases(d)] == [d.decisions[0].lease]
+    assert not lim.check_all([(slots, "j")]).allowed
+    assert lim.release(d) == 0  # ended nothing on the server
+    assert lim.release(d) == 0  # given back once only
+    again = lim.check_all([(slots, "j")])
+    assert again.allowed and not lim.check_all([(slots, "j")]).allowed
+    (lease,) = lim.leases(again)
+    assert lease.release() and not lease.release() and lim.release(again) == 0
+    # One slot given back once: the next check takes it, the one after finds none.
+    assert lim.check_all([(slots, "j")]).allowed and not lim.check_all([(slots, "j")]).allowed
+
+    async def main() -> None:
+        d = await alim.check_all([(slots, "j")])
+        assert d.allowed and d.decisions[0].source == "local"
+        assert [lease.id for lease in alim.leases(d)] == [d.decisions[0].lease]
+        assert not (await alim.check_all([(slots, "j")])).allowed
+        assert await alim.release(d) == 0
+        assert (await alim.check_all([(slots, "j")])).allowed
+    run(main())
+
+
 def test_local_policy_for_leases(fresh_server: RedisServer) -> None:
     lim = Limiter(redis.Redis(port=fresh_server.port), on_error=Local(share=0.5))
     slots = Concurrency(2, 60_000, name="slots")  # local share: 1 slot in this process

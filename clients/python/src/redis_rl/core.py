@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import math
 import time
+import uuid
 from collections import Counter
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
@@ -14,7 +15,7 @@ from .backend import Backend, ModuleBackend, resolve_backend
 from .decision import (SOURCE_DURABLE, SOURCE_FAIL_CLOSED, SOURCE_FAIL_OPEN, SOURCE_LOCAL, SOURCE_REDIS, Decision,
                        combine, combine_answered, parse_all, parse_fields, single)
 from .errors import CrossSlotError, NotDurableError, ParameterConflictError, classify
-from .limits import FAIL_CLOSED, FAIL_OPEN, Limit, Local, OnError, check_policy, describe
+from .limits import FAIL_CLOSED, FAIL_OPEN, Concurrency, Limit, Local, OnError, check_policy, describe
 from .local import LocalStore
 from .metrics import Metrics
 
@@ -501,7 +502,9 @@ class Core:
         if isinstance(policy, Local):
             capacity = max(1, math.floor(rule.quota * policy.share))
             a, lim, rem, retry, reset = self.local.take(key, capacity, max(1, rule.window_ms), cost, peek)
-            return Decision(a, lim, rem, retry, reset, name=rule.name, key=key, rule=rule, cost=cost,
+            # A local slot taken is a lease too: release(decision) or leases(decision) gives it back.
+            lease = uuid.uuid4().hex if a and cost > 0 and not peek and isinstance(rule, Concurrency) else None
+            return Decision(a, lim, rem, retry, reset, lease, name=rule.name, key=key, rule=rule, cost=cost,
                             source=SOURCE_LOCAL, error=exc)
         if policy == FAIL_OPEN:
             return Decision(True, rule.quota, 0, 0, 0, name=rule.name, key=key, rule=rule, cost=cost,
@@ -517,6 +520,28 @@ class Core:
         if isinstance(policy, Local):
             capacity = max(1, math.floor(rule.quota * policy.share))
             self.local.refund(d.key, capacity, max(1, rule.window_ms), amount)
+
+
+    @staticmethod
+    def held_leases(decision: Decision) -> List[Tuple[Decision, Concurrency, str]]:
+        """The per-limit decisions of `decision` that hold a lease (allowed Concurrency limits),
+        each with its limit and its lease id."""
+        return [(d, d.rule, d.lease) for d in decision.decisions
+                if d.lease is not None and d.allowed and isinstance(d.rule, Concurrency)]
+
+    def leases_to_release(self, decision: Decision) -> List[Tuple[str, str]]:
+        """The (key, lease id) pairs of `decision` to end on the server. Leases a local fallback
+        granted are given back here; fail-open and fail-closed ones hold nothing anywhere."""
+        out = []
+        for d in decision.decisions:
+            if d.lease is None or not isinstance(d.rule, Concurrency):
+                continue
+            if d.source == SOURCE_LOCAL:
+                self.local_refund(d, d.cost)
+                d.lease = None  # given back once
+            elif d.source == SOURCE_REDIS:
+                out.append((d.key, d.lease))
+        return out
 
 
 def _identity_text(identity: Any) -> str:

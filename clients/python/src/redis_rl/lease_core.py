@@ -194,7 +194,11 @@ class LeaseCore:
         if self.id is None:
             return False
         if d.source == SOURCE_LOCAL:
+            # Given back once, whether by this lease or by release(decision).
+            if d.lease is None:
+                return False
             self.limiter._core.local_refund(d, d.cost)
+            d.lease = None
             return True
         if d.source != SOURCE_REDIS:
             return False

@@ -15,7 +15,7 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 from .backend import AutoBackend, Backend, LuaBackend, ModuleBackend, adapt, is_function_missing, prepare
 from .core import (DEFAULT_TIMEOUT_MS, Check, Core, Durable, DurableOption, FallbackHook, Identity, blocking_timeout,
                    check_cost, wait_timeout, check_max_wait, check_wait_ms)
-from .decision import SOURCE_DURABLE, SOURCE_LOCAL, SOURCE_REDIS, Decision, single
+from .decision import SOURCE_DURABLE, SOURCE_REDIS, Decision, single
 from .errors import NotDurableError, RateLimited, WaitCancelled, is_unavailable
 from .lease_core import LeaseContextCore, LeaseCore, ReservationCore
 from .limits import FAIL_CLOSED, Concurrency, Limit, OnError
@@ -436,23 +436,16 @@ class Limiter:
         """The leases a decision holds (check_all with Concurrency limits), each to release or
         renew on its own: lease.release() is True when it ended a live lease; False with
         lease.lost (it had expired) or with lease.error (the release failed, not retried)."""
-        return [Lease(self, d.rule, d.key, d, d.lease, durable=self._core.durable) for d in decision.decisions
-                if d.lease is not None and d.allowed and isinstance(d.rule, Concurrency)]
+        return [Lease(self, rule, d.key, d, lease, durable=self._core.durable)
+                for d, rule, lease in self._core.held_leases(decision)]
 
     def release(self, decision: Decision) -> int:
         """End the leases a decision holds (check/check_all of Concurrency limits). Returns how many
         live leases were ended. A failed release is logged, not retried (the lease expires)."""
         ended = 0
-        for d in decision.decisions:
-            if d.lease is None or not isinstance(d.rule, Concurrency):
-                continue
-            if d.source == SOURCE_LOCAL:
-                self._core.local_refund(d, d.cost)
-                continue
-            if d.source != SOURCE_REDIS:
-                continue
+        for key, lease in self._core.leases_to_release(decision):
             try:
-                ended += int(self._call(self.backend.release(d.key, d.lease), d.key))
+                ended += int(self._call(self.backend.release(key, lease), key))
             except Exception as exc:
                 log.warning("redis_rl: lease release failed (%s: %s); not retried", type(exc).__name__, exc)
         return ended
