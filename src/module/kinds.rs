@@ -366,10 +366,7 @@ impl Kind for Acquire {
         peek: bool,
         verdict: &mut Verdict<Self::Write>,
     ) {
-        // Looked at here, inline: nobody waits on any key in steady operation.
-        if super::waiters::WAITING.load(Ordering::Relaxed) > 0 {
-            super::waiters::behind_waiters(ctx, limiter, state, now, key, peek, verdict)
-        }
+        super::waiters::behind_waiters(ctx, limiter, state, now, key, peek, verdict)
     }
     fn grammar<'a, F: Fn(usize) -> &'a [u8]>(c: &mut Cursor<'a, F>) -> Result<(Self, Options), ArgError> {
         // At most 100,000: memory grows with it.

@@ -75,24 +75,11 @@ where
         Ok(Self::decided(ctx, state, key, limiter, ask, now))
     }
 
-    /// [`open`](Self::open) for reading only (`RL.PEEK`, where writes are
-    /// refused): a part whose commit must be a PEEK's, which stores nothing.
-    #[inline]
-    pub fn open_read(
-        ctx: Ctx<'c>,
-        name: KeyName<'c>,
-        key: &[u8],
-        limiter: &'a A,
-        ask: Ask,
-        now: Nanos,
-    ) -> Result<Self, String> {
-        debug_assert!(ask.peek);
-        let state = KeyState::<K>::open_read(ctx, name).map_err(|e| e.message::<K>())?;
-        Ok(Self::decided(ctx, state, key, limiter, Ask { peek: true, ..ask }, now))
-    }
-
+    /// Decides `ask` on a key already opened (`key`: its name's bytes), as
+    /// [`open`](Self::open) does; RL.PEEK opens its key for reading only, so
+    /// its commit must be a PEEK's, which stores nothing.
     #[inline(always)]
-    fn decided(ctx: Ctx<'c>, state: KeyState<'c, K>, key: &[u8], limiter: &'a A, ask: Ask, now: Nanos) -> Self {
+    pub fn decided(ctx: Ctx<'c>, state: KeyState<'c, K>, key: &[u8], limiter: &'a A, ask: Ask, now: Nanos) -> Self {
         let mut verdict = match (ask.refund, ask.max_wait_ns) {
             (Some(units), _) => limiter.settle(state.state(), now, units),
             (None, None) => limiter.decide(state.state(), now, ask.cost),

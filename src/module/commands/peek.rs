@@ -13,6 +13,7 @@ use crate::module::ffi::{context_flags, reply_error, reply_wrong_arity, Argv, Ct
 use crate::module::kinds::{self, Kind, WithKind};
 use crate::module::part::{self, Ask, Member, Part};
 use crate::module::reply;
+use crate::module::state::KeyState;
 
 /// Not `write`, not `deny-oom`: it runs on read-only replicas, in
 /// read-only scripts and under OOM. Counted as a call of the kind (no line
@@ -80,11 +81,12 @@ impl WithKind for Peek<'_> {
         };
         // The kind's command with PEEK, as a transaction of one part opened
         // for reading: its commit stores nothing, and closes the key.
-        let (now, ask) = (clock::now(), Ask { peek: true, ..super::ask(&opts) });
-        let mut part = match Part::<K>::open_read(ctx, args.key(2), args.bytes(2), &limiter, ask, now) {
-            Ok(part) => part,
-            Err(wrong_type) => return reply_error(ctx, &wrong_type),
+        let state = match KeyState::<K>::open_read(ctx, args.key(2)) {
+            Ok(state) => state,
+            Err(wrong_type) => return reply_error(ctx, &wrong_type.message::<K>()),
         };
+        let (now, ask) = (clock::now(), Ask { peek: true, ..super::ask(&opts) });
+        let mut part = Part::<K>::decided(ctx, state, args.bytes(2), &limiter, ask, now);
         let allowed = part.decision().allowed;
         let flags = context_flags(ctx);
         // A PEEK's commit cannot refuse a value: it stores none.
