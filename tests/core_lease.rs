@@ -46,22 +46,36 @@ struct M {
 struct Key {
     leases: Vec<M>,
     next_seq: u64,
+    /// The latest time a call that set a deadline read (no lease starts
+    /// after it): the set's own time.
+    last_ns: u64,
 }
 
-/// The live leases as read at `now`, each no longer than its own lease_ms
-/// from now; and whether any was shortened.
-fn reading(key: Option<&Key>, now: u64) -> (Vec<M>, bool) {
-    let mut shortened = false;
+/// The live leases as read at `now`: the set read at its own time (`now`,
+/// or its `last_ns` if later), every deadline moved back by the difference
+/// (the shift, also returned).
+fn reading(key: Option<&Key>, now: u64) -> (Vec<M>, u64) {
+    let at = key.map_or(now, |k| k.last_ns.max(now));
     let mut live = Vec::new();
     for l in key.map_or(&[][..], |k| &k.leases) {
-        if l.d > now {
-            let cap = now + l.lease_ms * MS;
-            shortened |= l.d > cap;
-            live.push(M { d: l.d.min(cap), ..l.clone() });
+        if l.d > at {
+            live.push(M { d: l.d - (at - now), ..l.clone() });
         }
     }
     live.sort();
-    (live, shortened)
+    (live, at - now)
+}
+
+/// The set's time after a write at `now` that sets a deadline (`set`) or not.
+fn last_after(key: Option<&Key>, now: u64, shift: u64, set: bool) -> u64 {
+    let last = key.map_or(0, |k| k.last_ns);
+    if shift > 0 {
+        now
+    } else if set {
+        last.max(now)
+    } else {
+        last
+    }
 }
 
 fn units_live_at(v: &[M], t: u64) -> u64 {
@@ -88,6 +102,7 @@ fn finish(
     retry: i64,
     after: Vec<M>,
     next_seq: u64,
+    last_ns: u64,
     writes: bool,
     lease: Option<Vec<u8>>,
 ) -> Expected {
@@ -104,7 +119,7 @@ fn finish(
         write: writes.then(|| {
             let mut leases = after.clone();
             leases.sort();
-            (!leases.is_empty()).then_some(Key { leases, next_seq })
+            (!leases.is_empty()).then_some(Key { leases, next_seq, last_ns })
         }),
         expire_at_ms: if writes { expire_at_ms } else { None },
     }
@@ -119,26 +134,29 @@ fn model_acquire(
     name: Option<&[u8]>,
     seed: u64,
 ) -> Expected {
-    let (mut live, shortened) = reading(key, now);
+    let (mut live, shift) = reading(key, now);
+    // A repair when the set's time is ahead and a lease is live.
+    let shortened = shift > 0 && !live.is_empty();
     let next_seq = key.map_or(seed, |k| k.next_seq);
+    let (unset, set) = (last_after(key, now, shift, false), last_after(key, now, shift, true));
     let units: u64 = live.iter().map(|l| l.units).sum();
     if cost == 0 {
-        return finish(limit, now, true, 0, live, next_seq, shortened, None);
+        return finish(limit, now, true, 0, live, next_seq, unset, shortened, None);
     }
     if let Some(n) = name {
         if let Some(l) = live.iter_mut().find(|l| l.id == n) {
             l.d = now + lease_ms * MS;
             l.lease_ms = lease_ms;
-            return finish(limit, now, true, 0, live, next_seq, true, Some(n.to_vec()));
+            return finish(limit, now, true, 0, live, next_seq, set, true, Some(n.to_vec()));
         }
     }
     if cost > limit {
-        return finish(limit, now, false, -1, live, next_seq, shortened, None);
+        return finish(limit, now, false, -1, live, next_seq, unset, shortened, None);
     }
     if units + cost > limit {
         let need = units + cost - limit;
         let r = least(MAX_LEASE_MS, |r| units - units_live_at(&live, now + r * MS) >= need);
-        return finish(limit, now, false, r as i64, live, next_seq, shortened, None);
+        return finish(limit, now, false, r as i64, live, next_seq, unset, shortened, None);
     }
     let (new, next_seq) = match name {
         Some(n) => (n.to_vec(), next_seq),
@@ -154,12 +172,13 @@ fn model_acquire(
         }
     };
     live.push(M { d: now + lease_ms * MS, id: new.clone(), units: cost, lease_ms });
-    finish(limit, now, true, 0, live, next_seq, true, Some(new))
+    finish(limit, now, true, 0, live, next_seq, set, true, Some(new))
 }
 
 /// RL.RELEASE (`lease_ms` None) or RL.RENEW.
 fn model_end_or_renew(key: Option<&Key>, now: u64, name: &[u8], lease_ms: Option<u64>) -> (bool, Option<Option<Key>>) {
-    let (mut live, _) = reading(key, now);
+    let (mut live, shift) = reading(key, now);
+    let last_ns = last_after(key, now, shift, lease_ms.is_some());
     let Some(at) = live.iter().position(|l| l.id == name) else { return (false, None) };
     match lease_ms {
         None => {
@@ -172,7 +191,7 @@ fn model_end_or_renew(key: Option<&Key>, now: u64, name: &[u8], lease_ms: Option
     }
     live.sort();
     let next_seq = key.map_or(0, |k| k.next_seq);
-    (true, Some((!live.is_empty()).then_some(Key { leases: live, next_seq })))
+    (true, Some((!live.is_empty()).then_some(Key { leases: live, next_seq, last_ns })))
 }
 
 // ---------------------------------------------------------------------------
@@ -298,6 +317,7 @@ impl World {
                 let v = self.vec.as_ref().unwrap();
                 prop_assert_eq!(&stored(v), &k.leases, "stored: {}", ctx);
                 prop_assert_eq!(v.header().next_seq, k.next_seq, "next_seq: {}", ctx);
+                prop_assert_eq!(v.header().last_ns, k.last_ns, "last_ns: {}", ctx);
                 let b = self.block.as_mut().unwrap();
                 prop_assert_eq!(&in_order(b), &k.leases, "block: {}", ctx);
                 let r = self.replica.as_mut().unwrap();
@@ -646,35 +666,43 @@ fn renew_moves_the_deadline_and_the_expiry() {
 }
 
 #[test]
-fn after_a_backward_jump_no_lease_lives_longer_than_its_lease_ms_and_the_repair_is_stored() {
-    let leases = Leases::new(3, 1000).unwrap();
+fn after_a_backward_jump_the_set_reads_at_its_own_time_and_the_repair_moves_it_back() {
+    let leases = Leases::new(4, 1000).unwrap();
     let mut block = None;
-    // Leases taken an hour ahead (the clock then went back an hour).
+    // Leases taken an hour ahead (the clock then went back an hour): one
+    // 500 ms old at the last write, and two taken last (1000 and 200 ms).
     let hour = 3_600_000 * MS;
-    let a = leases.acquire(None::<&LeaseVec>, T0 + hour, 1, None, 0);
-    apply(&mut block, a.change);
-    let b = Leases::new(3, 200).unwrap().acquire(Some(&open(&mut block)), T0 + hour, 1, None, 0);
-    apply(&mut block, b.change);
+    let take = |block: &mut Option<Vec<u64>>, at: u64, lease_ms: u64| {
+        let o = acq(&Leases::new(4, lease_ms).unwrap(), block, at, 1, None);
+        apply(block, o.change);
+    };
+    take(&mut block, T0 + hour - 500 * MS, 1000);
+    take(&mut block, T0 + hour, 1000);
+    take(&mut block, T0 + hour, 200);
     let now = T0 + 50 * MS;
-    // A PEEK-able read: the leases read as ending 1000 and 200 ms from now.
+    // A PEEK-able read: the set at its own time, moved onto the clock: the
+    // leases end 500, 1000 and 200 ms from now (none longer than its own
+    // lease_ms, none longer than it was at the last write).
     let o = leases.acquire(Some(&open(&mut block)), now, 0, None, 0);
     assert_eq!((o.decision.remaining, o.decision.reset_after_ms), (1, 1000));
     let c = o.change.expect("a repair");
-    assert_eq!((c.kind, c.clamp_at_ns), (LeaseChangeKind::Repair, Some(now)));
-    // A denial waits for the shortened deadlines: 2 units need both gone.
-    let d = leases.acquire(Some(&open(&mut block)), now, 3, None, 0).decision;
-    assert_eq!((d.allowed, d.retry_after_ms), (false, 1000));
-    let d = leases.acquire(Some(&open(&mut block)), now, 2, None, 0).decision;
-    assert_eq!(d.retry_after_ms, 200);
+    assert_eq!((c.kind, c.shift_ns), (LeaseChangeKind::Repair, Some(hour - 50 * MS)));
+    assert_eq!((c.header.last_ns, c.drop, c.expire_at_ms), (now, 0, (now + 1000 * MS) / MS));
+    // Denials wait for the moved deadlines.
+    for (cost, retry) in [(2, 200), (3, 500), (4, 1000), (5, -1)] {
+        let d = leases.acquire(Some(&open(&mut block)), now, cost, None, 0).decision;
+        assert_eq!((d.allowed, d.retry_after_ms), (false, retry), "cost {cost}");
+    }
     apply(&mut block, Some(c));
     let b = open(&mut block);
-    let mut deadlines: Vec<u64> = (0..2).map(|i| b.get(i).deadline_ns - now).collect();
+    assert!(b.valid());
+    let mut deadlines: Vec<u64> = (0..b.len()).map(|i| b.get(i).deadline_ns - now).collect();
     deadlines.sort();
-    assert_eq!(deadlines, [200 * MS, 1000 * MS]);
+    assert_eq!(deadlines, [200 * MS, 500 * MS, 1000 * MS]);
     // Once repaired, a read writes nothing and answers the same.
     let o = leases.acquire(Some(&b), now, 0, None, 0);
     assert_eq!((o.decision.reset_after_ms, o.change), (1000, None));
-    assert_eq!(leases.acquire(Some(&b), now, 2, None, 0).decision.retry_after_ms, 200);
+    assert_eq!(leases.acquire(Some(&b), now, 3, None, 0).decision.retry_after_ms, 500);
 }
 
 #[test]
@@ -947,11 +975,11 @@ fn in_stored_order(b: &LeaseBlock<&mut [u64]>) -> Vec<(u64, Vec<u8>, u64, u64)> 
     b.iter().map(|l| (l.deadline_ns, l.id.as_bytes().to_vec(), l.lease_ms, l.units)).collect()
 }
 
-/// A backward jump over a few leases (each moved in the tree) and over most
-/// of them (the tree built again): the block reads, repairs and stores what
-/// the model does, and stays a valid tree.
+/// A backward jump of a few ms, past most leases' starts and past all of
+/// them: the block reads, repairs (every deadline moved back, the tree kept)
+/// and stores what the model store does, and stays a valid tree.
 #[test]
-fn a_repair_of_a_few_or_of_most_leases_matches_the_model() {
+fn a_repair_moves_every_deadline_back_as_the_model_does() {
     for (n, back_ms) in [(3000u64, 20), (3000, 2500), (3000, 4000), (600, 700)] {
         let (mut block, mut vec) = mixed_set(n, 3000);
         let now = T0 + 3000 * MS - back_ms * MS;
@@ -965,7 +993,7 @@ fn a_repair_of_a_few_or_of_most_leases_matches_the_model() {
             );
         }
         let c = leases.acquire(Some(&open(&mut block)), now, 1, None, 0).change.unwrap();
-        assert_eq!(c.clamp_at_ns, Some(now));
+        assert_eq!(c.shift_ns, Some(vec.header().last_ns - now));
         c.apply(&mut vec);
         apply_checked(&mut block, &c, false);
         let b = open(&mut block);
@@ -979,16 +1007,13 @@ fn a_repair_of_a_few_or_of_most_leases_matches_the_model() {
     }
 }
 
-/// A jumped set whose leases share one lease_ms reads by descents (the
-/// block knows it is uniform) and answers exactly what the model store's
-/// pass does: denials' retry times, resets, PEEK, releases and renewals, at
-/// clocks behind every lease's start, behind some, and at the last start; a
-/// lease of another lease_ms makes the block read by the pass again.
+/// A jumped set of several lease_ms reads by descents and answers exactly
+/// what the model store does: denials' retry times, resets, PEEK, releases
+/// and renewals, at clocks behind every lease's start, behind some, and at
+/// the last start.
 #[test]
-fn a_jumped_set_of_one_lease_ms_reads_by_descents_as_the_pass_does() {
-    let (mut block, vec) = set_of(3000, 3000, &[5_000]);
-    assert_eq!(open(&mut block).uniform_lease_ms(), Some(5_000));
-    assert_eq!(vec.uniform_lease_ms(), None, "the model store reads by the pass");
+fn a_jumped_set_reads_as_the_model_store_does() {
+    let (mut block, vec) = set_of(3000, 3000, &[5_000, 800, 60_000]);
     let ids: Vec<LeaseId> = vec.leases().iter().step_by(97).map(|l| l.id).collect();
     for back_ms in [0u64, 1, 700, 2999, 3000, 4000, 60_000] {
         let now = T0 + 3000 * MS - back_ms * MS;
@@ -1018,28 +1043,58 @@ fn a_jumped_set_of_one_lease_ms_reads_by_descents_as_the_pass_does() {
             }
         }
     }
-    // The latest lease ended: the header still says a later start than any
-    // lease has; at the latest start left nothing is shortened.
+    // The latest lease ended: the set's time stays that of its last write,
+    // ahead of the latest start left, so a call at that start (even COST 0)
+    // reads the set at its own time and stores it moved back.
     let mut vec = vec;
     let latest = *vec.leases().iter().max_by_key(|l| l.start_ns()).unwrap();
     let c = Leases::release(Some(&open(&mut block)), latest.start_ns(), &latest.id).change.unwrap();
     c.apply(&mut vec);
     apply(&mut block, Some(c));
     let now = vec.leases().iter().map(|l| l.start_ns()).max().unwrap();
-    assert!(vec.header().last_ns > now);
+    let last_ns = vec.header().last_ns;
+    assert!(last_ns > now);
     let leases = Leases::new(MAX_LEASE_LIMIT, 5_000).unwrap();
     let b = open(&mut block);
     for cost in [0, 1] {
         let o = leases.acquire(Some(&b), now, cost, None, 0);
         assert_eq!(o, leases.acquire(Some(&vec), now, cost, None, 0));
-        assert_eq!(o.change.is_some(), cost == 1, "no repair where no start is after now");
+        assert_eq!(o.change.map(|c| (c.shift_ns, c.header.last_ns)), Some((Some(last_ns - now), now)));
     }
-    // One lease of another lease_ms: the block no longer claims one.
-    let other = Leases::new(MAX_LEASE_LIMIT, 6_000).unwrap();
-    let c = other.acquire(Some(&open(&mut block)), T0 + 3000 * MS, 1, None, 0).change;
-    apply(&mut block, c);
-    assert_eq!(open(&mut block).uniform_lease_ms(), None);
-    assert!(open(&mut block).valid());
+}
+
+/// A clock gone back further than a deadline lies after the epoch (a fake
+/// clock near 0): the deadlines that would fall below 0 stay at 0, ordered
+/// by id, and the tree is built again in that order.
+#[test]
+fn a_repair_that_floors_deadlines_at_zero_rebuilds_the_order() {
+    let mut block = None;
+    let mut vec = LeaseVec::new();
+    // 300 short leases in the first 100 ms, then one at 3 s that drops only
+    // MAX_DROP of the expired ones.
+    for k in 0..301u64 {
+        let (at, lease_ms) = if k < 300 { ((1 + k / 3) * MS, 50) } else { (3000 * MS, 1000) };
+        let leases = Leases::new(MAX_LEASE_LIMIT, lease_ms).unwrap();
+        let name = format!("z-{}", k * 7919 % 301);
+        let lid = LeaseId::new(name.as_bytes()).unwrap();
+        let c = leases.acquire(Some(&vec), at, 1, (k % 2 == 0).then_some(&lid), 0).change.unwrap();
+        c.apply(&mut vec);
+        apply_checked(&mut block, &c, true);
+    }
+    let now = 2 * MS;
+    let leases = Leases::new(MAX_LEASE_LIMIT, 1000).unwrap();
+    let c = leases.acquire(Some(&open(&mut block)), now, 1, None, 0).change.unwrap();
+    assert_eq!(c.shift_ns, Some(3000 * MS - now));
+    c.apply(&mut vec);
+    apply_checked(&mut block, &c, true);
+    let b = open(&mut block);
+    let model: Vec<_> =
+        vec.leases().iter().map(|l| (l.deadline_ns, l.id.as_bytes().to_vec(), l.lease_ms, l.units)).collect();
+    assert!(model.iter().any(|l| l.0 == 0), "some deadline floored");
+    assert_eq!(in_stored_order(&b), model);
+    for cost in [0, 1, MAX_LEASE_LIMIT] {
+        assert_eq!(leases.acquire(Some(&b), now, cost, None, 0), leases.acquire(Some(&vec), now, cost, None, 0));
+    }
 }
 
 /// A mass expiry is dropped MAX_DROP leases per call; what is left expired

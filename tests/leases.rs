@@ -200,6 +200,29 @@ fn a_lease_is_never_live_longer_than_its_own_lease_ms_after_the_clock_goes_back(
     assert!(acquire(&mut c, "RL.ACQUIRE k 1 10000").0.allowed);
 }
 
+/// After a backward jump a lease set reads at its own time, the last write's:
+/// a lease keeps what it had left then (not a whole lease_ms from now), and
+/// the first call stores the set moved back onto the clock.
+#[test]
+fn after_the_clock_goes_back_each_lease_keeps_what_it_had_left_at_the_last_write() {
+    let s = frozen_server(&[]);
+    let mut c = s.conn();
+    acquire(&mut c, "RL.ACQUIRE k 2 10000 ID old");
+    freeze(&s, T0_MS + 4000);
+    acquire(&mut c, "RL.ACQUIRE k 2 10000 ID new");
+    // An hour back: "old" had 6 s left at the last write, "new" 10 s.
+    let now = T0_MS + 4000 - 3_600_000;
+    freeze(&s, now);
+    let peek = raw(&mut c, &["RL.PEEK", "CONCURRENCY", "k", "2", "10000"]).unwrap();
+    assert_eq!(parse(&peek).0, r(false, 2, 0, 6000, 10000));
+    assert_eq!(acquire(&mut c, "RL.ACQUIRE k 2 10000").0, r(false, 2, 0, 6000, 10000));
+    assert_eq!(pttl(&mut c, "k"), 10000);
+    freeze(&s, now + 5999);
+    assert!(!acquire(&mut c, "RL.ACQUIRE k 2 10000").0.allowed);
+    freeze(&s, now + 6000);
+    assert_eq!(acquire(&mut c, "RL.ACQUIRE k 2 10000").0, r(true, 2, 0, 0, 10000));
+}
+
 fn all(c: &mut Connection, line: &str) -> Value {
     let words: Vec<&str> = line.split(' ').collect();
     raw(c, &words).unwrap_or_else(|e| panic!("{line}: {e}"))

@@ -28,29 +28,23 @@
 //! expired lease it drops, and drops at most [`MAX_DROP`] (64): a mass
 //! expiry is dropped by the calls that follow, 64 at a time, while the
 //! expired leases left count nothing (the live units are the tree's sums
-//! past now). Nothing here allocates, but the retry time of a denial read
-//! after a backward jump (below).
+//! past now). Nothing here allocates.
 //!
-//! Clock jumps. Each lease keeps its own `lease_ms`, so its start is
-//! `deadline - lease_ms`. A lease is never live longer than its own
-//! `lease_ms` from the time a call reads it: a lease whose start is after
-//! now (the clock went back) reads with the deadline `now + lease_ms`. The
-//! header keeps the latest start any write has set (`last_ns`), so while
-//! `now >= last_ns` (always, unless the clock went back) no lease can be
-//! affected and the reading is the stored set. Otherwise, when the store
-//! knows that every lease has one `lease_ms` ([`LeaseRead::uniform_lease_ms`]:
-//! the module's block keeps a bit for it), a deadline as read grows with the
-//! stored one, and the call reads by the same descents, O(log n), capping
-//! each answer at `now + lease_ms`. A set that mixes `lease_ms` reads by
-//! one pass over the slots' fixed words (a denial's retry time by a
-//! weighted selection over the deadlines as read, 16 bytes a lease, freed
-//! by the end of the call), O(n). A call that writes anyway, and a call
-//! other than PEEK that finds a lease to shorten, stores the shortened set
-//! (a repair, `clamp_at_ns`: O(m log n) for m shortened leases, or one sort
-//! of the set when m is large), after which the fast path holds again.
-//! Only a backward clock jump, or a replica whose clock is behind its
-//! master's, pays for the pass and the repair.
-//!
+//! Clock jumps. A set has its own time: the header keeps the latest time
+//! a call that set a deadline has read (`last_ns`: no lease starts after
+//! it), and the set's time never goes back. A call at `now` before it (the
+//! clock went back, or this node's clock is behind the one that wrote) reads
+//! the set at `last_ns`, by the same descents, O(log n), and answers in
+//! durations from there; on its own clock every deadline lies `shift =
+//! last_ns - now` earlier. So no lease is live longer than its own
+//! `lease_ms` from any call's reading (its start, moved back by the shift,
+//! is at or before now), none is longer than it was when the set was last
+//! written, and a lease that had expired by then stays expired. A call that
+//! writes anyway, and a call other than PEEK that finds a live lease, stores
+//! the set moved back onto its clock (a repair, `shift_ns`: one pass over
+//! the slots' deadlines, which keeps their order, O(n) and no walk), after
+//! which `last_ns` is now again.
+
 //! Generated ids. Without `ID`, the lease is named `<now in ms>-<seq>`
 //! (ASCII decimal, at most 41 bytes), where `seq` is the key's sequence
 //! number, kept in the header and incremented by every generated id. A
@@ -181,18 +175,17 @@ impl Lease {
         self.deadline_ns.saturating_sub(self.lease_ms.saturating_mul(NS_PER_MS))
     }
 
-    /// Its deadline as read at `now`: never more than its own `lease_ms`
-    /// after now.
-    pub fn deadline_at(&self, now_ns: u64) -> u64 {
-        self.deadline_ns.min(now_ns.saturating_add(self.lease_ms.saturating_mul(NS_PER_MS)))
+    /// Whether its fields are in range: units 1..=100,000, lease_ms
+    /// 1..=10^12. (A stored deadline can lie before its own lease_ms: a
+    /// repair moved it back, and its start reads as 0.)
+    pub fn in_range(&self) -> bool {
+        (1..=MAX_LEASE_LIMIT).contains(&self.units) && (1..=MAX_LEASE_MS).contains(&self.lease_ms)
     }
 
-    /// Whether its fields are in range: units 1..=100,000, lease_ms
-    /// 1..=10^12, a deadline no earlier than its own lease_ms.
-    pub fn in_range(&self) -> bool {
-        (1..=MAX_LEASE_LIMIT).contains(&self.units)
-            && (1..=MAX_LEASE_MS).contains(&self.lease_ms)
-            && self.deadline_ns >= self.lease_ms * NS_PER_MS
+    /// Whether it is in range as a call sets it: also a deadline no earlier
+    /// than its own lease_ms (set at a time `now >= 0`).
+    pub fn set_in_range(&self) -> bool {
+        self.in_range() && self.deadline_ns >= self.lease_ms * NS_PER_MS
     }
 
     pub(super) fn order(&self, other: &Lease) -> Ordering {
@@ -236,23 +229,11 @@ pub trait LeaseRead {
     /// How many leases have a deadline at or before `t`, counting no
     /// further than `at_most` (the work is bounded by it).
     fn count_through(&self, t_ns: u64, at_most: usize) -> usize;
-    /// Lease `i`'s deadline, lease_ms and units (what a scan reads, without
-    /// copying the id).
-    fn times(&self, i: usize) -> (u64, u64, u64) {
-        let l = self.get(i);
-        (l.deadline_ns, l.lease_ms, l.units)
-    }
     /// The least deadline `d` such that the leases with a deadline at or
     /// before `d` hold at least `units` units (`None` if all hold fewer).
     fn reaching(&self, units: u64) -> Option<u64>;
     /// The latest deadline of a lease other than `except`.
     fn last_deadline(&self, except: Option<&LeaseId>) -> Option<u64>;
-    /// `Some(ms)` when the store knows, without a walk, that every lease it
-    /// holds has this `lease_ms`; `None` when it does not know (or holds
-    /// nothing). A jumped set reads in O(log n) when it knows (below).
-    fn uniform_lease_ms(&self) -> Option<u64> {
-        None
-    }
     fn is_empty(&self) -> bool {
         self.len() == 0
     }
@@ -271,8 +252,9 @@ pub trait LeaseStore: LeaseRead {
     fn insert(&mut self, lease: &Lease);
     /// Sets the deadline and lease_ms of the lease with this id, if any.
     fn renew(&mut self, id: &LeaseId, deadline_ns: u64, lease_ms: u64);
-    /// Every lease whose start is after `t` gets the deadline `t + lease_ms`.
-    fn clamp(&mut self, t_ns: u64);
+    /// Moves every deadline `d` back to `d - shift` (0 if that is below 0),
+    /// keeping the order (leases that reach 0 order by id among themselves).
+    fn shift_back(&mut self, shift_ns: u64);
 }
 
 /// Why a change is written.
@@ -285,8 +267,8 @@ pub enum LeaseChangeKind {
     Renew,
     /// `RL.RELEASE` answering 1.
     Release,
-    /// Nothing consumed, but a lease's deadline lay further than its own
-    /// `lease_ms` from now (the clock went back): the shortened set is stored.
+    /// Nothing consumed, but the set's time was ahead of now (the clock went
+    /// back): the set moved back onto the clock is stored.
     Repair,
 }
 
@@ -302,8 +284,8 @@ pub enum LeaseOp {
 /// The change a call makes to the stored set: constant size (at most one
 /// 128-byte id), whatever the set holds. Applied in this order by
 /// [`apply`](Self::apply):
-/// 1. `clamp_at_ns = Some(t)`: every lease whose start is after `t` gets the
-///    deadline `t + lease_ms` (a clock repair);
+/// 1. `shift_ns = Some(s)`: every deadline moves back by `s` (a clock
+///    repair: the set's time was `s` ahead of now);
 /// 2. drop the `drop` first leases in order (the expired ones: deadline at or
 ///    before now, the earliest of the order);
 /// 3. `op`: add a lease (replacing one with its id, if any), renew or end one;
@@ -314,7 +296,7 @@ pub enum LeaseOp {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct LeaseChange {
     pub kind: LeaseChangeKind,
-    pub clamp_at_ns: Option<u64>,
+    pub shift_ns: Option<u64>,
     pub drop: usize,
     pub op: LeaseOp,
     pub header: LeaseHeader,
@@ -362,7 +344,7 @@ impl LeaseChange {
     }
 
     /// The change as [`LEASE_CHANGE_WORDS`] words, for an effect payload:
-    /// `kind, clamp (0/1), clamp_at_ns, drop, op (0 none, 1 add, 2 renew,
+    /// `kind, shift (0/1), shift_ns, drop, op (0 none, 1 add, 2 renew,
     /// 3 release), deadline_ns, lease_ms, units, id_len, id words (16),
     /// next_seq, last_ns, expire_at_ms, delete`.
     pub fn to_words(&self) -> [u64; LEASE_CHANGE_WORDS] {
@@ -381,8 +363,8 @@ impl LeaseChange {
         let mut w = [0u64; LEASE_CHANGE_WORDS];
         w[..9].copy_from_slice(&[
             kind,
-            u64::from(self.clamp_at_ns.is_some()),
-            self.clamp_at_ns.unwrap_or(0),
+            u64::from(self.shift_ns.is_some()),
+            self.shift_ns.unwrap_or(0),
             self.drop as u64,
             op,
             deadline,
@@ -410,9 +392,9 @@ impl LeaseChange {
             3 => LeaseChangeKind::Repair,
             _ => return None,
         };
-        let clamp_at_ns = match (w[1], w[2]) {
+        let shift_ns = match (w[1], w[2]) {
             (0, 0) => None,
-            (1, t) => Some(t),
+            (1, s) if s > 0 => Some(s),
             _ => return None,
         };
         let drop = usize::try_from(w[3]).ok().filter(|&d| d as u64 <= MAX_LEASE_LIMIT)?;
@@ -421,13 +403,13 @@ impl LeaseChange {
         let id = || LeaseId::from_words(w[8], &w[9..9 + MAX_ID_WORDS]);
         let started_by = |deadline_ns: u64, lease_ms: u64| {
             let l = Lease { id: LeaseId { len: 1, bytes: [0; MAX_ID_LEN] }, deadline_ns, lease_ms, units: 1 };
-            l.in_range() && l.start_ns() <= header.last_ns
+            l.set_in_range() && l.start_ns() <= header.last_ns
         };
         let op = match w[4] {
             0 if w[5..9 + MAX_ID_WORDS].iter().all(|&x| x == 0) => LeaseOp::None,
             1 => {
                 let l = Lease { id: id()?, deadline_ns: w[5], lease_ms: w[6], units: w[7] };
-                if !l.in_range() || l.start_ns() > header.last_ns {
+                if !l.set_in_range() || l.start_ns() > header.last_ns {
                     return None;
                 }
                 LeaseOp::Add(l)
@@ -436,12 +418,9 @@ impl LeaseChange {
             3 if w[5..8].iter().all(|&x| x == 0) => LeaseOp::Release(id()?),
             _ => return None,
         };
-        if clamp_at_ns.is_some_and(|c| c > header.last_ns) {
-            return None;
-        }
         Some(Self {
             kind,
-            clamp_at_ns,
+            shift_ns,
             drop,
             op,
             header,
@@ -464,20 +443,16 @@ impl LeaseChange {
     /// forged stream) keeps `last_ns` at or after every lease's start (so
     /// its own loader accepts the set) and a sequence above its own ids. On
     /// the master, where the change was computed from this store, both are
-    /// the change's: its `last_ns` only falls with a clamp, which leaves no
-    /// start after the clamp instant, and its sequence never falls.
+    /// the change's: its `last_ns` only falls with a shift, by the shift
+    /// (every start falls as much), and its sequence never falls.
     pub fn apply<S: LeaseStore>(&self, store: &mut S) {
         let before = store.header();
         let header = LeaseHeader {
             next_seq: self.header.next_seq.max(before.next_seq),
-            last_ns: if self.clamp_at_ns.is_some() {
-                self.header.last_ns
-            } else {
-                self.header.last_ns.max(before.last_ns)
-            },
+            last_ns: self.header.last_ns.max(before.last_ns.saturating_sub(self.shift_ns.unwrap_or(0))),
         };
-        if let Some(t) = self.clamp_at_ns {
-            store.clamp(t);
+        if let Some(s) = self.shift_ns {
+            store.shift_back(s);
         }
         store.drop_first(self.drop.min(store.len()));
         match self.op {
@@ -530,12 +505,16 @@ pub struct Leases {
 struct Reading<'a, S: LeaseRead> {
     store: Option<&'a S>,
     now: u64,
+    /// The set's own time: `now`, or the header's `last_ns` if that is later
+    /// (the clock went back, or this node's clock is behind the one that
+    /// wrote). The set is read at `at`, and its deadlines are moved back by
+    /// `shift = at - now` onto the caller's clock.
+    at: u64,
+    shift: u64,
     header: LeaseHeader,
-    /// The units of the expired leases (deadline <= now) and of the live ones.
+    /// The units of the expired leases (deadline <= at) and of the live ones.
     expired: u64,
     live: u64,
-    /// Some lease may start after now: read by a scan.
-    jumped: bool,
 }
 
 impl<'a, S: LeaseRead> Reading<'a, S> {
@@ -544,122 +523,46 @@ impl<'a, S: LeaseRead> Reading<'a, S> {
             None => Self {
                 store,
                 now,
+                at: now,
+                shift: 0,
                 header: LeaseHeader { next_seq: seed, last_ns: 0 },
                 expired: 0,
                 live: 0,
-                jumped: false,
             },
             Some(s) => {
-                let total = s.units();
-                let expired = s.units_through(now).min(total);
                 let header = s.header();
-                Self { store, now, header, expired, live: total - expired, jumped: header.last_ns > now }
+                let at = now.max(header.last_ns);
+                let total = s.units();
+                let expired = s.units_through(at).min(total);
+                Self { store, now, at, shift: at - now, header, expired, live: total - expired }
             }
         }
     }
 
     /// Whether a live lease has this id.
     fn live(&self, id: &LeaseId) -> bool {
-        self.store.and_then(|s| s.deadline_of(id)).is_some_and(|d| d > self.now)
+        self.store.and_then(|s| s.deadline_of(id)).is_some_and(|d| d > self.at)
     }
 
-    /// Scans the live leases (for a jumped store): `f(deadline, lease_ms,
-    /// units)`. One pass over the slots' fixed words, no id read.
-    fn scan(&self, mut f: impl FnMut(u64, u64, u64)) {
-        if let Some(s) = self.store {
-            for i in 0..s.len() {
-                let (d, ms, units) = s.times(i);
-                if d > self.now {
-                    f(d, ms, units);
-                }
-            }
-        }
-    }
-
-    /// A live lease's deadline as read: never more than its own lease_ms
-    /// after now.
-    fn read(&self, deadline_ns: u64, lease_ms: u64) -> u64 {
-        deadline_ns.min(self.now.saturating_add(lease_ms.saturating_mul(NS_PER_MS)))
-    }
-
-    /// A jumped store's one `lease_ms` in ns, when every lease has it: then
-    /// a deadline as read, `min(d, now + lease_ms)`, grows with the stored
-    /// deadline, so the order by stored deadline is also the order as read
-    /// (ties aside), and each read below is one descent, O(log n), as on
-    /// the fast path.
-    fn uniform(&self) -> Option<(&'a S, u64)> {
-        let s = self.store.filter(|_| self.jumped)?;
-        s.uniform_lease_ms().map(|ms| (s, ms.saturating_mul(NS_PER_MS)))
-    }
-
-    /// Whether a live lease reads shorter than stored (a repair to store):
-    /// its start is after now.
+    /// Whether the set's time is ahead of now, with a live lease: its
+    /// deadlines are to be moved back (a repair to store).
     fn shortens(&self) -> bool {
-        let Some(s) = self.store.filter(|_| self.jumped) else { return false };
-        if let Some((s, span)) = self.uniform() {
-            // The latest start is the latest deadline's.
-            return s.last_deadline(None).is_some_and(|d| d.saturating_sub(span) > self.now);
-        }
-        (0..s.len()).any(|i| {
-            let (d, ms, _) = s.times(i);
-            d.saturating_sub(ms.saturating_mul(NS_PER_MS)) > self.now
-        })
+        self.shift > 0 && self.live > 0
     }
 
-    /// The last deadline, as read, of the live leases other than `except`.
+    /// The last deadline, on the caller's clock, of the live leases other
+    /// than `except`.
     fn last(&self, except: Option<&LeaseId>) -> Option<u64> {
         let s = self.store?;
-        if !self.jumped {
-            return s.last_deadline(except).filter(|&d| d > self.now);
-        }
-        if let Some((s, span)) = self.uniform() {
-            // min(d, now + span) is monotone in d: the latest as read is the
-            // latest stored, as read.
-            return s.last_deadline(except).filter(|&d| d > self.now).map(|d| d.min(self.now.saturating_add(span)));
-        }
-        // One pass: the greatest deadline as read, how many leases read it,
-        // and the greatest below it (the answer if `except` is the one).
-        let (mut best, mut count, mut second) = (None, 0u64, None);
-        self.scan(|d, ms, _| {
-            let r = Some(self.read(d, ms));
-            if r > best {
-                second = best;
-                best = r;
-                count = 1;
-            } else if r == best {
-                count += 1;
-            } else if r > second {
-                second = r;
-            }
-        });
-        let own = except.and_then(|id| s.find(id)).filter(|l| l.deadline_ns > self.now);
-        match own {
-            Some(l) if count == 1 && Some(self.read(l.deadline_ns, l.lease_ms)) == best => second,
-            _ => best,
-        }
+        s.last_deadline(except).filter(|&d| d > self.at).map(|d| d - self.shift)
     }
 
     /// The least whole ms after which `need` (>= 1, at most the live units)
-    /// live units have expired, as read.
+    /// live units have expired.
     fn wait_ms(&self, need: u64) -> i64 {
-        let ms = |d: u64| i64::try_from((d.saturating_sub(self.now)).div_ceil(NS_PER_MS)).unwrap_or(i64::MAX);
+        let ms = |d: u64| i64::try_from((d.saturating_sub(self.at)).div_ceil(NS_PER_MS)).unwrap_or(i64::MAX);
         let Some(s) = self.store else { return 0 };
-        if !self.jumped {
-            return s.reaching(self.expired + need).map_or(0, ms);
-        }
-        if let Some((s, span)) = self.uniform() {
-            // Before now + span the deadlines as read are the stored ones, and
-            // at now + span every live lease has expired as read: the stored
-            // answer, capped there.
-            let cap = self.now.saturating_add(span);
-            return s.reaching(self.expired + need).map_or(0, |d| ms(d.min(cap)));
-        }
-        // Read by a scan: the deadlines as read, then the least one by which
-        // `need` units have expired (a weighted selection, O(n); at most
-        // 100,000 pairs, freed when the call ends).
-        let mut read = Vec::with_capacity(s.len());
-        self.scan(|d, lease_ms, units| read.push((self.read(d, lease_ms), units)));
-        weighted_least(&mut read, need).map_or(0, ms)
+        s.reaching(self.expired + need).map_or(0, ms)
     }
 
     /// The change that drops the expired leases, repairs a jump, does `op`
@@ -696,13 +599,15 @@ impl<'a, S: LeaseRead> Reading<'a, S> {
         // Every lease holds at least one unit: no expired units, no walk.
         // At most MAX_DROP of them per call: a mass expiry is dropped by the
         // calls that follow, each bounded (the expired ones left count
-        // nothing: live units are the tree's sums past now).
+        // nothing: live units are the tree's sums past now). Counted before
+        // the shift, at `at`: the same leases as after it, at now.
         let drop = match self.store {
-            Some(s) if self.expired > 0 => s.count_through(now, MAX_DROP),
+            Some(s) if self.expired > 0 => s.count_through(self.at, MAX_DROP),
             _ => 0,
         };
         let last = self.last(except).max(set);
-        let last_ns = if self.jumped {
+        // After a shift every start is at or before now.
+        let last_ns = if self.shift > 0 {
             now
         } else if set.is_some() {
             self.header.last_ns.max(now)
@@ -712,7 +617,7 @@ impl<'a, S: LeaseRead> Reading<'a, S> {
         *reset = reset_ms(last, now);
         LeaseChange {
             kind,
-            clamp_at_ns: self.jumped.then_some(now),
+            shift_ns: (self.shift > 0).then_some(self.shift),
             drop,
             op: LeaseOp::None,
             header: LeaseHeader { next_seq, last_ns },
@@ -724,59 +629,6 @@ impl<'a, S: LeaseRead> Reading<'a, S> {
 
 /// The most expired leases one call drops.
 pub const MAX_DROP: usize = 64;
-
-/// The least `t` among `(t, units)` pairs such that the pairs with a `t` at
-/// or before it hold at least `need` units (`None` if all hold fewer): a
-/// weighted quickselect, O(n) expected, and O(n log n) at worst (after
-/// 2 log2(n) + 4 rounds that did not halve the range, the rest is sorted).
-fn weighted_least(v: &mut [(u64, u64)], mut need: u64) -> Option<u64> {
-    let (mut lo, mut hi) = (0, v.len());
-    let mut rounds = 2 * (usize::BITS - v.len().leading_zeros()) + 4;
-    while lo < hi {
-        if rounds == 0 {
-            let rest = &mut v[lo..hi];
-            rest.sort_unstable_by_key(|p| p.0);
-            for &(t, units) in rest.iter() {
-                if units >= need {
-                    return Some(t);
-                }
-                need -= units;
-            }
-            return None;
-        }
-        rounds -= 1;
-        let mid = lo + (hi - lo) / 2;
-        let (a, b, c) = (v[lo].0, v[mid].0, v[hi - 1].0);
-        let pivot = a.max(b).min(a.min(b).max(c));
-        // Three ways: [lo, lt) below the pivot, [lt, gt) equal, [gt, hi) above.
-        let (mut lt, mut i, mut gt) = (lo, lo, hi);
-        let (mut below, mut equal) = (0u64, 0u64);
-        while i < gt {
-            let (t, units) = v[i];
-            if t < pivot {
-                v.swap(lt, i);
-                below += units;
-                lt += 1;
-                i += 1;
-            } else if t > pivot {
-                gt -= 1;
-                v.swap(i, gt);
-            } else {
-                equal += units;
-                i += 1;
-            }
-        }
-        if below >= need {
-            hi = lt;
-        } else if below + equal >= need {
-            return Some(pivot);
-        } else {
-            need -= below + equal;
-            lo = gt;
-        }
-    }
-    None
-}
 
 fn reset_ms(last: Option<u64>, now: u64) -> u64 {
     last.map_or(0, |d| d.saturating_sub(now).div_ceil(NS_PER_MS))
@@ -964,6 +816,13 @@ impl Leases {
         AcquireOutcome { decision: decision(true, r.live + cost, 0, reset), change: Some(c) }
     }
 
+    /// The live units of `store` at `now` (read at the set's own time, as
+    /// every call reads it), and whether a live lease has `id`.
+    pub fn live<S: LeaseRead>(store: Option<&S>, now_ns: u64, id: Option<&LeaseId>) -> (u64, bool) {
+        let r = Reading::of(store, now_ns, 0);
+        (r.live, id.is_some_and(|id| r.live(id)))
+    }
+
     /// `RL.RELEASE key id`: ends a live lease (1), else 0 and no write.
     /// Ending the last live lease deletes the key (`change.delete`).
     pub fn release<S: LeaseRead>(store: Option<&S>, now_ns: u64, id: &LeaseId) -> LeaseReply {
@@ -1013,41 +872,6 @@ pub use super::lease_vec::LeaseVec;
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn weighted_least_is_the_sorted_prefix_answer() {
-        // Against the obvious model (sort, then walk), on value sets with
-        // many ties, all distinct, sorted and reversed (the quickselect's bad
-        // cases), for every need up to past the total.
-        let mut x = 0x2545_f491_4f6c_dd1du64;
-        let mut next = move || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
-        };
-        for case in 0..400 {
-            let n = (next() % 200) as usize;
-            let spread = [1, 3, 1000, u64::MAX][case % 4];
-            let mut v: Vec<(u64, u64)> = (0..n).map(|_| (next() % spread, 1 + next() % 5)).collect();
-            match case % 3 {
-                1 => v.sort_unstable(),
-                2 => v.sort_unstable_by(|a, b| b.cmp(a)),
-                _ => {}
-            }
-            let mut sorted = v.clone();
-            sorted.sort_unstable();
-            let total: u64 = v.iter().map(|p| p.1).sum();
-            for need in 1..=total + 1 {
-                let mut acc = 0;
-                let want = sorted.iter().find(|p| {
-                    acc += p.1;
-                    acc >= need
-                });
-                assert_eq!(weighted_least(&mut v.clone(), need), want.map(|p| p.0), "case {case} need {need}");
-            }
-        }
-    }
 
     #[test]
     fn ids_of_the_generated_form_give_their_sequence() {

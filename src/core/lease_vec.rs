@@ -101,11 +101,9 @@ impl LeaseStore for LeaseVec {
             self.insert(&l);
         }
     }
-    fn clamp(&mut self, t_ns: u64) {
+    fn shift_back(&mut self, shift_ns: u64) {
         for l in &mut self.leases {
-            if l.start_ns() > t_ns {
-                l.deadline_ns = l.deadline_at(t_ns);
-            }
+            l.deadline_ns = l.deadline_ns.saturating_sub(shift_ns);
         }
         self.leases.sort_by(|a, b| a.order(b));
     }

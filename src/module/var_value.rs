@@ -508,7 +508,7 @@ mod tests {
         let header = LeaseHeader { next_seq: 0, last_ns: 1_000_000 };
         let add = |i: usize| LeaseChange {
             kind: LeaseChangeKind::Acquire,
-            clamp_at_ns: None,
+            shift_ns: None,
             drop: 0,
             op: LeaseOp::Add(Lease {
                 id: LeaseId::new(format!("{i:04}").as_bytes()).expect("an id"),

@@ -1767,25 +1767,19 @@ end
 
 function LS.read(key) return LS.parse(key, rpcall('HGETALL', key)) end
 
-local function l_start(l)
-  local s = l.dl - l.lms * 1000
-  return s > 0 and s or 0
-end
-
-local function l_deadline_at(l, now)
-  local cap = now + l.lms * 1000
-  return l.dl < cap and l.dl or cap
-end
-
--- Reading::of
+-- Reading::of: the set is read at its own time, `at` (now, or the meta
+-- field's last start if later: the clock went back), and its deadlines
+-- move back by `shift` = at - now onto the clock.
 local function l_reading(st, now, seed)
-  local r = { st = st, now = now, expired = 0, live = 0, nexp = 0 }
+  local r = { st = st, now = now, at = now, shift = 0, expired = 0, live = 0, nexp = 0 }
   if not st then
     r.seq, r.last, r.jumped = seed, 0, false
     return r
   end
+  if st.last > now then r.at = st.last end
+  r.shift = r.at - now
   for _, l in ipairs(st.leases) do
-    if l.dl <= now then
+    if l.dl <= r.at then
       r.expired = r.expired + l.units
       r.nexp = r.nexp + 1
     else
@@ -1793,47 +1787,42 @@ local function l_reading(st, now, seed)
     end
   end
   r.seq, r.last = st.seq, st.last
-  r.jumped = st.last > now
+  r.jumped = r.shift > 0
   return r
 end
 
 local function l_live(r, id)
   if not r.st then return false end
   local l = r.st.by_id[id]
-  return l ~= nil and l.dl > r.now
+  return l ~= nil and l.dl > r.at
 end
 
 local function l_shortens(r)
-  if not r.jumped then return false end
-  for _, l in ipairs(r.st.leases) do
-    if l.dl > r.now and l_start(l) > r.now then return true end
-  end
-  return false
+  return r.jumped and r.live > 0
 end
 
 local function l_last(r, except)
   if not r.st then return nil end
   local last = nil
   for _, l in ipairs(r.st.leases) do
-    if l.dl > r.now and l.id ~= except then
-      local d = l_deadline_at(l, r.now)
-      if last == nil or d > last then last = d end
+    if l.dl > r.at and l.id ~= except then
+      if last == nil or l.dl > last then last = l.dl end
     end
   end
-  return last
+  return last and last - r.shift
 end
 
 local function l_wait_ms(r, need)
   if not r.st then return 0 end
   local live = {}
   for _, l in ipairs(r.st.leases) do
-    if l.dl > r.now then live[#live + 1] = { l_deadline_at(l, r.now), l.units } end
+    if l.dl > r.at then live[#live + 1] = { l.dl, l.units } end
   end
   tsort(live, function(a, b) return a[1] < b[1] end)
   local u = 0
   for _, x in ipairs(live) do
     u = u + x[2]
-    if u >= need then return ceil_ms_us(x[1] - r.now) end
+    if u >= need then return ceil_ms_us(x[1] - r.at) end
   end
   return 0
 end
@@ -1844,7 +1833,7 @@ local function l_reset(last, now)
 end
 
 -- Reading::write_around / write: a change { kind, op, opid, add, renew,
--- seq, last, reset, expire, delete, clamp }.
+-- seq, last, reset, expire, delete, shift }.
 local function l_write(r, kind, op, id, set, seq, lease)
   local except = (op ~= 'none') and id or nil
   local last = l_last(r, except)
@@ -1860,7 +1849,7 @@ local function l_write(r, kind, op, id, set, seq, lease)
   local reset = l_reset(last, r.now)
   return {
     kind = kind, op = op, id = id, lease = lease, seq = seq, last = last_start, reset = reset,
-    expire = last and floor((last + 999) / 1000) or 0, delete = last == nil, clamp = r.jumped,
+    expire = last and floor((last + 999) / 1000) or 0, delete = last == nil, shift = r.shift,
   }
 end
 
@@ -1972,12 +1961,16 @@ function LS.write(key, st, ch, now)
   local nowv = now.us
   local set, del = {}, {}
   if st then
+    -- A repair moves every deadline back by the shift (0 at the least).
+    local shift = ch.shift
     for _, l in ipairs(st.leases) do
-      if l.dl <= nowv then
+      local dl = l.dl - shift
+      if dl < 0 then dl = 0 end
+      if dl <= nowv then
         if not (ch.op == 'add' and l.id == ch.id) then del[#del + 1] = l.id end
-      elseif ch.clamp and l_start(l) > nowv and l.id ~= ch.id then
+      elseif shift > 0 and l.id ~= ch.id then
         set[#set + 1] = l.id
-        set[#set + 1] = enc(l_deadline_at(l, nowv), l.units, l.lms)
+        set[#set + 1] = enc(dl, l.units, l.lms)
       end
     end
   end
@@ -2002,7 +1995,7 @@ end
 -- in one pass (checked as LS.parse checks it) into the few sums a decision
 -- needs, no table per lease. scan(key, v, us, except) -> seq, last (the
 -- meta field), live units, the latest deadline of the live leases other
--- than `except` (as l_last: each capped at now + its lease_ms), the
+-- than `except` (as l_last, for a set whose time is not ahead of now), the
 -- expired ids (a list, or nil), and whether `except` is live.
 local function ls_scan(key, v, us, except)
   local seq, last, live, latest, expired, mine = nil, nil, 0, nil, nil, false
@@ -2013,7 +2006,7 @@ local function ls_scan(key, v, us, except)
       if not a then fail(WRONGTYPE) end
       seq, last = a + 0, b + 0
     else
-      local a, b, c = smatch(val, '^(%d+),(%d+),(%d+)$')
+      local a, b = smatch(val, '^(%d+),(%d+),(%d+)$')
       if not a then fail(WRONGTYPE) end
       local dl = a + 0
       if dl <= us then
@@ -2023,8 +2016,6 @@ local function ls_scan(key, v, us, except)
         if f == except then
           mine = true
         else
-          local cap = us + c * 1000
-          if cap < dl then dl = cap end
           if latest == nil or dl > latest then latest = dl end
         end
       end

@@ -57,12 +57,6 @@ impl<W: Deref<Target = [u64]>> LeaseBlock<W> {
         if self.at_width() != (0..n as u32).filter(|&s| self.is_at_width(s)).count() {
             return Some("the count of ids at the slots' width is wrong");
         }
-        // A set not marked mixed holds one lease_ms.
-        if let Some(ms) = self.uniform_lease_ms() {
-            if (0..n as u32).any(|s| self.lease_ms_of(s) != ms) {
-                return Some("leases of several lease times in a set marked uniform");
-            }
-        }
         // The first and last deadline the header keeps.
         if self.w[FIRST_AT] != self.end_deadline(false) || self.w[LAST_AT] != self.end_deadline(true) {
             return Some("the header's first or last deadline is wrong");

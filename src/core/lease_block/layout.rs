@@ -8,7 +8,7 @@ use std::cmp::Ordering;
 use std::ops::{Deref, DerefMut};
 
 use super::LeaseBlock;
-use crate::core::lease::{Lease, LeaseHeader, LeaseId, LeaseRead, MAX_ID_LEN, MAX_ID_WORDS};
+use crate::core::lease::{Lease, LeaseHeader, LeaseId, MAX_ID_LEN, MAX_ID_WORDS};
 
 /// Header words of a [`LeaseBlock`]: `len, id_words | at_width << 8, root,
 /// next_seq, last_ns, first_deadline, last_deadline, hash_seed`.
@@ -20,14 +20,6 @@ pub(super) const WIDTH_AT: usize = 1;
 pub(super) const WIDTH_BITS: u32 = 8;
 /// The count of ids at the width, above `WIDTH_BITS` (at most 2^17).
 pub(super) const AT_WIDTH_MASK: u64 = (1 << 32) - 1;
-/// The top bit of the same word: set when the leases may not all have one
-/// `lease_ms` (a lease was added or renewed with another than the root's).
-/// Clear, every lease has the root's. Never cleared while a lease remains
-/// (removing leases cannot make a uniform set mixed), so it can say "mixed"
-/// of a set that is uniform again: it only picks between two exact ways to
-/// read a jumped set (see [`LeaseRead::uniform_lease_ms`]), never what they
-/// answer. Not part of the set: RDB and AOF do not carry it.
-pub(super) const MIXED: u64 = 1 << 63;
 /// The header words holding the first and the last deadline of the set (0
 /// when it is empty): a call reads whether anything expired, and the key's
 /// expiry, without walking the tree.
@@ -67,16 +59,6 @@ impl Key {
 }
 
 impl<W: Deref<Target = [u64]>> LeaseBlock<W> {
-    /// Marks the set mixed if `lease_ms` is not the root's (a set that is
-    /// not marked holds only the root's `lease_ms`).
-    pub(super) fn note_lease_ms(&mut self, lease_ms: u64)
-    where
-        W: DerefMut,
-    {
-        if self.len() > 0 && self.lease_ms_of(self.root()) != lease_ms {
-            self.w[WIDTH_AT] |= MIXED;
-        }
-    }
     /// Whether slot `s`'s id needs every id word.
     pub(super) fn is_at_width(&self, s: u32) -> bool {
         (self.id_len(s) as usize).div_ceil(8) == self.idw

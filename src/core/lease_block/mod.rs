@@ -23,9 +23,7 @@ mod layout;
 mod tree;
 mod words;
 
-use layout::{
-    Key, AT_WIDTH_MASK, FIRST_AT, LAST_AT, LEASE_MS_BITS, MAX_DEPTH, MIXED, NIL, SLOT_FIXED, WIDTH_AT, WIDTH_BITS,
-};
+use layout::{Key, AT_WIDTH_MASK, FIRST_AT, LAST_AT, LEASE_MS_BITS, MAX_DEPTH, NIL, SLOT_FIXED, WIDTH_AT, WIDTH_BITS};
 pub use layout::{LEASE_BLOCK_HEADER_WORDS, MAX_LEASE_CAPACITY};
 
 /// A lease set in a block of words the caller owns (the module's value
@@ -146,9 +144,6 @@ impl<W: Deref<Target = [u64]>> LeaseBlock<W> {
             }
         }
         self.w[0] -= 1;
-        if self.w[0] == 0 {
-            self.w[WIDTH_AT] &= !MIXED;
-        }
     }
 }
 
@@ -176,18 +171,11 @@ impl<W: Deref<Target = [u64]>> LeaseRead for LeaseBlock<W> {
     fn units(&self) -> u64 {
         self.sum(self.root())
     }
-    fn uniform_lease_ms(&self) -> Option<u64> {
-        (self.len() > 0 && self.w[WIDTH_AT] & MIXED == 0).then(|| self.lease_ms_of(self.root()))
-    }
     fn count_through(&self, t_ns: u64, at_most: usize) -> usize {
         if self.w[FIRST_AT] > t_ns || self.len() == 0 {
             return 0;
         }
         self.tree_count(t_ns, at_most)
-    }
-    fn times(&self, i: usize) -> (u64, u64, u64) {
-        let s = i as u32;
-        (self.deadline(s), self.lease_ms_of(s), self.units_of(s))
     }
     fn reaching(&self, units: u64) -> Option<u64> {
         self.tree_reaching(units)
@@ -256,7 +244,6 @@ impl<W: DerefMut<Target = [u64]>> LeaseStore for LeaseBlock<W> {
             return;
         }
         let s = s as u32;
-        self.note_lease_ms(lease.lease_ms);
         self.write_slot(s, lease, &k.id);
         self.w[0] += 1;
         if self.is_at_width(s) {
@@ -281,9 +268,6 @@ impl<W: DerefMut<Target = [u64]>> LeaseStore for LeaseBlock<W> {
         }
         // The slot's id is the probe's (the index found it by that id).
         let mut k = Key { d: self.deadline(s), ..probe };
-        if self.len() > 1 {
-            self.note_lease_ms(lease_ms);
-        }
         let root = self.tree_remove(self.root(), &k, 0);
         let at = self.base(s);
         self.w[at] = deadline_ns;
@@ -298,40 +282,21 @@ impl<W: DerefMut<Target = [u64]>> LeaseStore for LeaseBlock<W> {
             self.widen_ends(deadline_ns, self.len() - 1);
         }
     }
-    fn clamp(&mut self, t_ns: u64) {
-        let n = self.len() as u32;
-        let starts_after =
-            |b: &Self, s: u32| b.deadline(s).saturating_sub(b.lease_ms_of(s).saturating_mul(NS_PER_MS)) > t_ns;
-        let m = (0..n).filter(|&s| starts_after(self, s)).count();
-        if m == 0 {
-            return;
+    /// One pass over the slots' deadlines: the order, the tree and its sums
+    /// stay as they are, O(n) with no walk. Only a deadline at or before the
+    /// shift (a clock gone back past the set's own age since the epoch) is
+    /// floored at 0, and then the tree is built again in order.
+    fn shift_back(&mut self, shift_ns: u64) {
+        let mut floored = false;
+        for s in 0..self.len() as u32 {
+            let at = self.base(s);
+            let d = self.w[at];
+            floored |= d <= shift_ns;
+            self.w[at] = d.saturating_sub(shift_ns);
         }
-        if m < REBUILD_FROM.max(n as usize / 8) {
-            // A few leases: each moved in the tree, O(m log n).
-            for s in 0..n {
-                if starts_after(self, s) {
-                    let root = self.tree_remove(self.root(), &self.key(s), 0);
-                    let at = self.base(s);
-                    self.w[at] = t_ns.saturating_add(self.lease_ms_of(s).saturating_mul(NS_PER_MS));
-                    let root = self.tree_insert(root, s, &self.key(s));
-                    self.set_root(root);
-                }
-            }
-        } else {
-            // Many: the deadlines set in place, then the tree built again
-            // from the slots in order, O(n log n) in one sort.
-            for s in 0..n {
-                if starts_after(self, s) {
-                    let at = self.base(s);
-                    self.w[at] = t_ns.saturating_add(self.lease_ms_of(s).saturating_mul(NS_PER_MS));
-                }
-            }
+        if floored {
             self.rebuild();
         }
         self.refresh_ends();
     }
 }
-
-/// From how many moved leases [`LeaseStore::clamp`] builds the tree again
-/// rather than moving each (and from an eighth of the set).
-const REBUILD_FROM: usize = 512;

@@ -8,7 +8,7 @@
 
 use std::ops::Deref;
 
-use super::layout::{FIRST_AT, LAST_AT, MIXED, SEED_AT, SLOT_FIXED, WIDTH_AT, WIDTH_BITS};
+use super::layout::{FIRST_AT, LAST_AT, SEED_AT, SLOT_FIXED, WIDTH_AT, WIDTH_BITS};
 use super::LeaseBlock;
 use crate::core::lease::{
     Lease, LeaseChange, LeaseHeader, LeaseId, LeaseRead, LeaseStore, MAX_ID_LEN, MAX_ID_WORDS, MAX_LEASE_LIMIT,
@@ -54,7 +54,7 @@ impl<W: Deref<Target = [u64]>> LeaseBlock<W> {
             let (from, at) = (self.base(s as u32), to.base(s as u32));
             to.w[at..at + copied].copy_from_slice(&self.w[from..from + copied]);
         }
-        to.w[WIDTH_AT] = id_words as u64 | at_width << WIDTH_BITS | (self.w[WIDTH_AT] & MIXED);
+        to.w[WIDTH_AT] = id_words as u64 | at_width << WIDTH_BITS;
         to.w[0] = n as u64;
         to.w[2] = self.w[2];
         to.w[FIRST_AT] = self.w[FIRST_AT];

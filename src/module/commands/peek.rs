@@ -24,7 +24,7 @@ pub const COMMAND: Declaration =
 const DOCS: Info = Info {
     since: V0_2_0,
     summary: c"Answers what a limiter command with PEEK would, reading the key only: works where writes are refused",
-    complexity: c"As the kind's command: O(1) for the fixed-size kinds, O(log N) for a log or a lease set; for a lease set read after a backward clock jump (or on a replica whose clock is behind its master's), O(log N) when every lease has one lease_ms, else O(N) and O(N log T) for a denial's retry time",
+    complexity: c"As the kind's command: O(1) for the fixed-size kinds, O(log N) for a log or a lease set; also for a lease set read after a backward clock jump or on a replica whose clock is behind its master's",
     // At least the kind (the command then says what it lacks: the kind's
     // keywords, or the count); its shortest whole form is
     // RL.PEEK SLIDE key limit window_ms.

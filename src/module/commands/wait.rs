@@ -35,7 +35,7 @@ use std::sync::atomic::Ordering::Relaxed;
 
 use redis_module::raw::{self, RedisModuleBlockedClient, RedisModuleCtx, RedisModuleString};
 
-use crate::core::lease::{LeaseRead, Leases};
+use crate::core::lease::Leases;
 use crate::core::Algorithm;
 use crate::module::acquire::Acquire;
 use crate::module::args::{ArgError, Options};
@@ -172,10 +172,7 @@ fn wake_queue(ctx: Ctx<'_>, at: &QueueKey) -> Option<u64> {
             return None;
         };
         let state = key.state();
-        let (live, deadline_of) = match &state {
-            Some(s) => (s.units().saturating_sub(s.units_through(now.0)), Some(s)),
-            None => (0, None),
-        };
+        let (live, _) = Leases::live(state.as_ref(), now.0, None);
         let mut spoken = queue.chosen_units;
         let limit = queue.limit;
         let mut next = None;
@@ -187,8 +184,7 @@ fn wake_queue(ctx: Ctx<'_>, at: &QueueKey) -> Option<u64> {
             if w.chosen {
                 continue;
             }
-            let renews =
-                w.id.as_ref().is_some_and(|id| deadline_of.and_then(|s| s.deadline_of(id)).is_some_and(|d| d > now.0));
+            let renews = w.id.is_some() && Leases::live(state.as_ref(), now.0, w.id.as_ref()).1;
             if !renews && live.saturating_add(spoken).saturating_add(w.cost) > limit {
                 // When the leases held now leave room for it (if ever).
                 let want = spoken.saturating_add(w.cost).min(limit);
