@@ -11,12 +11,10 @@ each case of issue 32 item 3:
   expiry     every lease expires at once: the next RL.ACQUIRE (which drops
              them) and the calls after it.
 
-  scripts/lease-bounds.py --server S --module M --shim fakeclock.so [--n N] [--one-lease-ms]
+  scripts/lease-bounds.py --server S --module M --shim fakeclock.so [--n N]
 
 The set holds one lease of an hour (it keeps the key when the others
-expire) beside leases of 10 minutes, so it mixes two lease_ms; with
---one-lease-ms the keeper's lease is 10 minutes too (a set of one lease_ms,
-which a jumped read answers by descents instead of a pass).
+expire) beside leases of 10 minutes, so it mixes two lease_ms.
 
 Prints one row per call: case, command, microseconds. A measurement, not a
 test: it asserts nothing and exits 0 unless a server fails to start.
@@ -77,7 +75,6 @@ def main():
     ap.add_argument("--module", required=True)
     ap.add_argument("--shim", required=True)
     ap.add_argument("--n", type=int, default=100_000)
-    ap.add_argument("--one-lease-ms", action="store_true")
     a = ap.parse_args()
     n = a.n
     rows = []
@@ -96,7 +93,7 @@ def main():
             lease_ms = 600_000
             pipe = m.pipeline(transaction=False)
             # One lease of an hour keeps the key when the others expire.
-            pipe.execute_command("RL.ACQUIRE", "pool", n, lease_ms if a.one_lease_ms else 3_600_000, "ID", "keeper")
+            pipe.execute_command("RL.ACQUIRE", "pool", n, 3_600_000, "ID", "keeper")
             for i in range(n - 1):
                 pipe.execute_command("RL.ACQUIRE", "pool", n, lease_ms, "ID", f"holder-{i}")
                 if i % 5000 == 4999:

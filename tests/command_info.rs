@@ -344,7 +344,7 @@ fn command_docs_describe_every_command_and_argument() {
               never takes a second slot flags [optional]]";
     let wait = "[name timeout_ms type integer token WAIT summary wait up to timeout_ms for the lease, first in, first \
                 out (1 to 600000) flags [optional]]";
-    let leases = "O(log N) where N is the number of leases held, plus the expired leases it drops; after a backward clock jump, O(log N) reads and O(N) for the call that repairs the set (one pass over the deadlines)";
+    let leases = "O(log N) where N is the number of leases held, plus the expired leases it drops; after a backward clock jump too: O(log N) reads, and the call that repairs the set moves every deadline back in O(1)";
     assert_eq!(
         docs(&mut con, "RL.ACQUIRE"),
         format!(

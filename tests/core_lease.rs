@@ -845,9 +845,10 @@ fn invalid_blocks_are_recognised() {
     refused(&|w| w[2] = (w[2] + 1) % 9, "root");
     refused(&|w| w[4] = 0, "a start after last_ns");
     // The header's first and last deadline (words 5 and 6) are the tree's;
-    // word 7 keys the index's hash.
-    assert_eq!(H, 8);
+    // word 7 keys the index's hash; word 8 offsets every slot's deadline.
+    assert_eq!(H, 9);
     refused(&|w| w[7] ^= 1, "the index's seed: entries no longer at their homes");
+    refused(&|w| w[8] += 1, "the offset: every deadline moves, the header's ends do not");
     refused(&|w| w[5] += 1, "first deadline");
     refused(&|w| w[5] -= 1, "first deadline");
     refused(&|w| w[6] -= 1, "last deadline");
@@ -856,7 +857,16 @@ fn invalid_blocks_are_recognised() {
     refused(&|w| w[slot(3) + 1] &= !(((1u64 << 17) - 1) << 40), "units 0");
     refused(&|w| w[slot(3) + 2] = 0, "children");
     refused(&|w| w[slot(3) + 3] += 1, "subtree sum");
-    refused(&|w| w[slot(3) + 4] ^= 0xff, "id changed: the index no longer finds it");
+    // Slot 3 given slot 1's id (both generated, of one length): two leases
+    // of one id. (An id merely changed can still be found from its new home
+    // when the probe reaches it: a valid block then, whatever the seed.)
+    refused(
+        &|w| {
+            let (a, b) = (slot(1) + 4, slot(3) + 4);
+            w.copy_within(a..a + idw, b);
+        },
+        "two leases of one id",
+    );
     refused(&|w| *w.last_mut().unwrap() = u64::MAX, "index entries");
     refused(&|w| w.push(0), "block length");
     // Two slots swapped in the tree but not in the index.
@@ -1003,6 +1013,64 @@ fn a_repair_moves_every_deadline_back_as_the_model_does() {
         assert_eq!(in_stored_order(&b), model);
         for cost in [0, 1, MAX_LEASE_LIMIT] {
             assert_eq!(leases.acquire(Some(&b), now, cost, None, 0), leases.acquire(Some(&vec), now, cost, None, 0));
+        }
+    }
+}
+
+/// A repair writes only the block's header (its deadline offset), never a
+/// slot; every write after it (an acquire, a renewal, a release, a longer id
+/// that widens the block, more repairs, one that floors deadlines at 0)
+/// stores what the model store does.
+#[test]
+fn a_repair_writes_only_the_header_and_later_writes_go_through_its_offset() {
+    let (mut block, mut vec) = mixed_set(3000, 3000);
+    let mut now = T0 + 3000 * MS;
+    let leases = Leases::new(MAX_LEASE_LIMIT, 1000).unwrap();
+    let ids: Vec<LeaseId> = vec.leases().iter().step_by(211).map(|l| l.id).collect();
+    let model = |vec: &LeaseVec| -> Vec<_> {
+        vec.leases().iter().map(|l| (l.deadline_ns, l.id.as_bytes().to_vec(), l.lease_ms, l.units)).collect()
+    };
+    for (round, back_ms) in [700u64, 1, 2500, 40_000].into_iter().enumerate() {
+        now -= back_ms * MS;
+        let c = leases.acquire(Some(&open(&mut block)), now, 1, None, 0).change.unwrap();
+        assert_eq!(c.shift_ns, Some(vec.header().last_ns - now), "round {round}");
+        let slots_before = block.as_ref().unwrap()[H..].to_vec();
+        let floors = vec.leases().iter().any(|l| l.deadline_ns <= c.shift_ns.unwrap());
+        c.apply(&mut vec);
+        // The shift alone, then the acquire's insert.
+        let mut shifted = c;
+        shifted.op = redis_rl::core::LeaseOp::None;
+        shifted.drop = 0;
+        apply_checked(&mut block, &shifted, true);
+        if !floors {
+            assert_eq!(block.as_ref().unwrap()[H..], slots_before[..], "round {round}: a slot word was written");
+        }
+        let mut only_op = c;
+        only_op.shift_ns = None;
+        apply_checked(&mut block, &only_op, true);
+        assert_eq!(in_stored_order(&open(&mut block)), model(&vec), "round {round}");
+        // Writes after the repair: a renewal, a release, a named acquire
+        // with a 128-byte id (the block widens, its offset copied).
+        let long = LeaseId::new(&[b'a' + round as u8; 128]).unwrap();
+        let writes = [
+            Leases::renew(Some(&open(&mut block)), now, &ids[round], 9_000).unwrap().change,
+            Leases::release(Some(&open(&mut block)), now, &ids[round + 5]).change,
+            Leases::new(MAX_LEASE_LIMIT, 2_000)
+                .unwrap()
+                .acquire(Some(&open(&mut block)), now, 2, Some(&long), 0)
+                .change,
+        ];
+        for c in writes.into_iter().flatten() {
+            c.apply(&mut vec);
+            apply_checked(&mut block, &c, true);
+            assert_eq!(in_stored_order(&open(&mut block)), model(&vec), "round {round}");
+        }
+        let b = open(&mut block);
+        for cost in [0, 1, MAX_LEASE_LIMIT] {
+            assert_eq!(leases.acquire(Some(&b), now, cost, None, 0), leases.acquire(Some(&vec), now, cost, None, 0));
+        }
+        for id in &ids {
+            assert_eq!(Leases::release(Some(&b), now, id), Leases::release(Some(&vec), now, id));
         }
     }
 }

@@ -189,7 +189,7 @@ pub const BURST: Arg =
     Arg::int(c"burst").token(c"BURST").optional().summary(c"unit requests admitted back to back (default limit)");
 
 /// The cost of a call on a lease set (RL.ACQUIRE, RL.RELEASE, RL.RENEW).
-pub const LEASE_COMPLEXITY: &CStr = c"O(log N) where N is the number of leases held, plus the expired leases it drops; after a backward clock jump, O(log N) reads and O(N) for the call that repairs the set (one pass over the deadlines)";
+pub const LEASE_COMPLEXITY: &CStr = c"O(log N) where N is the number of leases held, plus the expired leases it drops; after a backward clock jump too: O(log N) reads, and the call that repairs the set moves every deadline back in O(1)";
 
 /// RL.ALL's docs. Its spec forms are made from the kinds' own command docs,
 /// `(name, keyword, docs)` per kind: one block each, whose arguments are the

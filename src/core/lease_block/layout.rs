@@ -11,8 +11,9 @@ use super::LeaseBlock;
 use crate::core::lease::{Lease, LeaseHeader, LeaseId, MAX_ID_LEN, MAX_ID_WORDS};
 
 /// Header words of a [`LeaseBlock`]: `len, id_words | at_width << 8, root,
-/// next_seq, last_ns, first_deadline, last_deadline, hash_seed`.
-pub const LEASE_BLOCK_HEADER_WORDS: usize = 8;
+/// next_seq, last_ns, first_deadline, last_deadline, hash_seed,
+/// deadline_offset`.
+pub const LEASE_BLOCK_HEADER_WORDS: usize = 9;
 /// The header word holding the slots' id words (low 8 bits) and, above
 /// them, how many leases have an id that needs all of them: when none does,
 /// the block is wider than its leases need and the module narrows it.
@@ -29,6 +30,11 @@ pub(super) const LAST_AT: usize = 6;
 /// [`init`](LeaseBlock::init): ids chosen to collide in one block do not in
 /// another). Not part of the set: RDB and AOF do not carry it.
 pub(super) const SEED_AT: usize = 7;
+/// The header word a slot's deadline word is offset by: the slot holds
+/// `deadline + offset` (wrapping), so a repair moves every deadline back by
+/// one write here ([`LeaseStore::shift_back`]). Not part of the set: RDB,
+/// AOF and the digest read deadlines, never slot words.
+pub(super) const OFF_AT: usize = 8;
 /// Fixed words per slot before its id.
 pub(super) const SLOT_FIXED: usize = 4;
 /// No slot (a missing child, an empty tree).
@@ -75,8 +81,18 @@ impl<W: Deref<Target = [u64]>> LeaseBlock<W> {
     pub(super) fn base(&self, s: u32) -> usize {
         LEASE_BLOCK_HEADER_WORDS + s as usize * self.stride
     }
+    /// Slot `s`'s deadline (its word less the header's offset).
+    #[inline(always)]
     pub(super) fn deadline(&self, s: u32) -> u64 {
-        self.w[self.base(s)]
+        self.w[self.base(s)].wrapping_sub(self.w[OFF_AT])
+    }
+    /// Sets slot `s`'s deadline to `d` (its word: `d` plus the offset).
+    pub(super) fn set_deadline(&mut self, s: u32, d: u64)
+    where
+        W: DerefMut,
+    {
+        let at = self.base(s);
+        self.w[at] = d.wrapping_add(self.w[OFF_AT]);
     }
     fn meta(&self, s: u32) -> u64 {
         self.w[self.base(s) + 1]
@@ -176,7 +192,7 @@ impl<W: Deref<Target = [u64]>> LeaseBlock<W> {
     {
         let at = self.base(s);
         let idw = self.id_words();
-        self.w[at] = l.deadline_ns;
+        self.w[at] = l.deadline_ns.wrapping_add(self.w[OFF_AT]);
         self.w[at + 1] = l.lease_ms | l.units << LEASE_MS_BITS | (l.id.len as u64 - 1) << (LEASE_MS_BITS + UNITS_BITS);
         self.w[at + SLOT_FIXED..at + SLOT_FIXED + idw].copy_from_slice(&words[..idw]);
     }
@@ -208,6 +224,7 @@ impl<'a> LeaseBlock<&'a mut [u64]> {
             0,
             0,
             seed,
+            0,
         ]);
         Self::open(words)
     }

@@ -23,7 +23,9 @@ mod layout;
 mod tree;
 mod words;
 
-use layout::{Key, AT_WIDTH_MASK, FIRST_AT, LAST_AT, LEASE_MS_BITS, MAX_DEPTH, NIL, SLOT_FIXED, WIDTH_AT, WIDTH_BITS};
+use layout::{
+    Key, AT_WIDTH_MASK, FIRST_AT, LAST_AT, LEASE_MS_BITS, MAX_DEPTH, NIL, OFF_AT, SLOT_FIXED, WIDTH_AT, WIDTH_BITS,
+};
 pub use layout::{LEASE_BLOCK_HEADER_WORDS, MAX_LEASE_CAPACITY};
 
 /// A lease set in a block of words the caller owns (the module's value
@@ -31,10 +33,11 @@ pub use layout::{LEASE_BLOCK_HEADER_WORDS, MAX_LEASE_CAPACITY};
 ///
 /// - header: `len, id_words, root, next_seq, last_ns`, then the first and
 ///   the last deadline in the tree (0 for an empty set), kept by every
-///   write so a call reads them without a walk, and the seed of the index's
-///   hash;
+///   write so a call reads them without a walk, the seed of the index's
+///   hash, and the offset of every slot's deadline word (a repair moves
+///   every deadline back by one write there);
 /// - `capacity` slots of `4 + id_words` words, slots `0..len` in use:
-///   `deadline_ns`; `lease_ms | units << 40 | (id_len - 1) << 57`;
+///   `deadline_ns` plus the offset (wrapping); `lease_ms | units << 40 | (id_len - 1) << 57`;
 ///   `left | right << 32` (children in the tree, `u32::MAX` for none);
 ///   `subtree units | height << 56`; then the id, big-endian, zero-padded;
 /// - the id index: `2 * capacity` entries of 32 bits (slot + 1, 0 empty),
@@ -269,8 +272,8 @@ impl<W: DerefMut<Target = [u64]>> LeaseStore for LeaseBlock<W> {
         // The slot's id is the probe's (the index found it by that id).
         let mut k = Key { d: self.deadline(s), ..probe };
         let root = self.tree_remove(self.root(), &k, 0);
+        self.set_deadline(s, deadline_ns);
         let at = self.base(s);
-        self.w[at] = deadline_ns;
         self.w[at + 1] = (self.w[at + 1] & !((1 << LEASE_MS_BITS) - 1)) | lease_ms;
         let was_end = k.d == self.w[FIRST_AT] || k.d == self.w[LAST_AT];
         k.d = deadline_ns;
@@ -282,21 +285,27 @@ impl<W: DerefMut<Target = [u64]>> LeaseStore for LeaseBlock<W> {
             self.widen_ends(deadline_ns, self.len() - 1);
         }
     }
-    /// One pass over the slots' deadlines: the order, the tree and its sums
-    /// stay as they are, O(n) with no walk. Only a deadline at or before the
+    /// O(1): the header's offset grows by the shift, so every slot reads a
+    /// deadline that much earlier; the order, the tree, its sums and the
+    /// index stay as they are. Only when a deadline is at or before the
     /// shift (a clock gone back past the set's own age since the epoch) is
-    /// floored at 0, and then the tree is built again in order.
+    /// each deadline floored at 0 in one pass, and the tree built again in
+    /// order (O(n log n)).
     fn shift_back(&mut self, shift_ns: u64) {
-        let mut floored = false;
+        if shift_ns == 0 || self.len() == 0 {
+            return;
+        }
+        if self.w[FIRST_AT] > shift_ns {
+            self.w[OFF_AT] = self.w[OFF_AT].wrapping_add(shift_ns);
+            self.w[FIRST_AT] -= shift_ns;
+            self.w[LAST_AT] -= shift_ns;
+            return;
+        }
         for s in 0..self.len() as u32 {
-            let at = self.base(s);
-            let d = self.w[at];
-            floored |= d <= shift_ns;
-            self.w[at] = d.saturating_sub(shift_ns);
+            let d = self.deadline(s);
+            self.set_deadline(s, d.saturating_sub(shift_ns));
         }
-        if floored {
-            self.rebuild();
-        }
+        self.rebuild();
         self.refresh_ends();
     }
 }

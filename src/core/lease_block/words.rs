@@ -8,7 +8,7 @@
 
 use std::ops::Deref;
 
-use super::layout::{FIRST_AT, LAST_AT, SEED_AT, SLOT_FIXED, WIDTH_AT, WIDTH_BITS};
+use super::layout::{FIRST_AT, LAST_AT, OFF_AT, SEED_AT, SLOT_FIXED, WIDTH_AT, WIDTH_BITS};
 use super::LeaseBlock;
 use crate::core::lease::{
     Lease, LeaseChange, LeaseHeader, LeaseId, LeaseRead, LeaseStore, MAX_ID_LEN, MAX_ID_WORDS, MAX_LEASE_LIMIT,
@@ -59,6 +59,8 @@ impl<W: Deref<Target = [u64]>> LeaseBlock<W> {
         to.w[2] = self.w[2];
         to.w[FIRST_AT] = self.w[FIRST_AT];
         to.w[LAST_AT] = self.w[LAST_AT];
+        // The slots' deadline words were copied as they are.
+        to.w[OFF_AT] = self.w[OFF_AT];
         for s in 0..n as u32 {
             to.index_insert(s);
         }
