@@ -11,6 +11,9 @@
 # (default: the release build, built first).
 # ONLY (an extended regex) runs only the rows whose name matches it. KEEP (a
 # directory) keeps each row's callgrind file there, for callgrind_annotate.
+# CELL_SO (a build of redis-cell, scripts/build-redis-cell.sh) adds its
+# CL.THROTTLE rows, run on a server that loads redis-cell alone (both
+# modules name the command CL.THROTTLE).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 N=${1:-20000}
@@ -34,9 +37,13 @@ profile() {
   # A fresh data directory per server, so no AOF or RDB carries over.
   rm -rf "${out:?}"/*
   port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+  # ROW_MODULE: another module, alone and without MODULE_ARGS (redis-cell).
+  local module=${ROW_MODULE:-$MODULE} margs=()
+  # shellcheck disable=SC2206
+  [ -n "${ROW_MODULE:-}" ] || margs=(${MODULE_ARGS:-})
   valgrind --tool=callgrind --toggle-collect=call --callgrind-out-file="$out/cg" \
     "$SERVER" --port "$port" --bind 127.0.0.1 --save "" --appendonly no --dir "$out" \
-    --loadmodule "$MODULE" ${MODULE_ARGS:-} ${SERVER_ARGS:-} >/dev/null 2>&1 &
+    --loadmodule "$module" "${margs[@]}" ${SERVER_ARGS:-} >/dev/null 2>&1 &
   local pid=$!
   for _ in $(seq 200); do redis-cli -p "$port" PING >/dev/null 2>&1 && break; sleep 0.1; done
   # The Lua baselines are called by their SHA1; load them first.
@@ -119,6 +126,12 @@ profile "RL.GCRA random keys, deny" "RL.GCRA k:__rand_int__ 1 60000 COST 2" 1
 profile "RL.TOKENBUCKET random keys" "RL.TOKENBUCKET k:__rand_int__ 100 1 60000" 1
 profile "RL.SLIDE random keys" "RL.SLIDE k:__rand_int__ 100 60000" 1
 profile "CL.THROTTLE random keys" "CL.THROTTLE k:__rand_int__ 99 100 6000" 1
+# redis-cell's own CL.THROTTLE on the same key patterns, if CELL_SO names a
+# build of it.
+if [ -n "${CELL_SO:-}" ]; then
+  ROW_MODULE=$CELL_SO profile "redis-cell CL.THROTTLE one key, allow" "CL.THROTTLE cell 1000000 1000000 60000" 0
+  ROW_MODULE=$CELL_SO profile "redis-cell CL.THROTTLE random keys" "CL.THROTTLE k:__rand_int__ 99 100 6000" 1
+fi
 # The exact log: a new key (one entry) each call, and one key holding up to
 # 1,000 entries (one per distinct ms) that denies once full.
 profile "RL.LOG random keys, limit 10" "RL.LOG k:__rand_int__ 10 60000" 1

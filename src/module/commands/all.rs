@@ -24,6 +24,8 @@
 //! finds them only by asking this command (the `getkeys-api` flag): see
 //! [`all_args::report_keys`].
 
+use smallvec::SmallVec;
+
 use crate::core::combined_retry;
 use crate::core::time::{Nanos, NS_PER_MS};
 use crate::module::args::ArgError;
@@ -76,7 +78,8 @@ pub fn command(ctx: Ctx<'_>, args: Argv<'_>) {
     // most MAX_KEYS parts, each holding its key open: duplicate keys were
     // refused, so no two parts alias one value.
     let now = clock::now();
-    let mut parts: Vec<AnyPart> = Vec::with_capacity(parsed.specs.len());
+    // In place (at most MAX_KEYS): no allocation per call.
+    let mut parts: SmallVec<[AnyPart; all_args::MAX_KEYS]> = SmallVec::new();
     for (i, spec) in parsed.specs.iter().enumerate() {
         let ask = Ask { cost: spec.cost, refund: spec.refund, max_wait_ns: None, peek: parsed.peek };
         match spec.limit.open(ctx, args.key(2 + i), word(2 + i), ask, now) {

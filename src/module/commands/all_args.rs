@@ -107,9 +107,12 @@ pub struct AllArgs {
     pub peek: bool,
 }
 
-/// A spec keyword, MAXWAIT or PEEK: where one spec's options end.
+/// A spec keyword, MAXWAIT or PEEK: where one spec's options end. (Every
+/// one starts with a letter: a spec's numbers are told apart by their first
+/// byte.)
 fn ends_spec(word: &[u8]) -> bool {
-    word.eq_ignore_ascii_case(b"PEEK") || word.eq_ignore_ascii_case(b"MAXWAIT") || kinds::is_keyword(word)
+    word.first().is_some_and(u8::is_ascii_alphabetic)
+        && (word.eq_ignore_ascii_case(b"PEEK") || word.eq_ignore_ascii_case(b"MAXWAIT") || kinds::is_keyword(word))
 }
 
 /// The options whose next word is always their value, even when it spells
@@ -117,7 +120,7 @@ fn ends_spec(word: &[u8]) -> bool {
 const TAKES_VALUE: [&[u8]; 5] = [b"COST", b"REFUND", b"BURST", b"TZ", b"ID"];
 
 fn takes_value(word: &[u8]) -> bool {
-    TAKES_VALUE.iter().any(|o| word.eq_ignore_ascii_case(o))
+    word.first().is_some_and(u8::is_ascii_alphabetic) && TAKES_VALUE.iter().any(|o| word.eq_ignore_ascii_case(o))
 }
 
 /// Where the spec whose keyword is at `at` ends: the next spec keyword or
