@@ -190,9 +190,9 @@ impl<W: Deref<Target = [u64]>> LeaseBlock<W> {
     where
         W: DerefMut,
     {
+        self.set_deadline(s, l.deadline_ns);
         let at = self.base(s);
         let idw = self.id_words();
-        self.w[at] = l.deadline_ns.wrapping_add(self.w[OFF_AT]);
         self.w[at + 1] = l.lease_ms | l.units << LEASE_MS_BITS | (l.id.len as u64 - 1) << (LEASE_MS_BITS + UNITS_BITS);
         self.w[at + SLOT_FIXED..at + SLOT_FIXED + idw].copy_from_slice(&words[..idw]);
     }
