@@ -385,3 +385,68 @@ fn waiters_of_a_key_deleted_renamed_or_moved_are_told_so() {
     assert!(fields(&r.unwrap()).0, "granted after the release that deleted the key");
     t.join().unwrap();
 }
+
+/// Writes of every kind that fire generic keyspace events.
+fn generic_writes(c: &mut Connection) {
+    for words in [
+        &["SET", "a", "v", "PX", "60000"][..],
+        &["EXPIRE", "a", "100"],
+        &["RENAME", "a", "b"],
+        &["DEL", "b"],
+        &["SET", "c", "v", "EX", "10"],
+        &["UNLINK", "c"],
+    ] {
+        let _: Value = raw(c, words).unwrap_or_else(|e| panic!("{words:?}: {e}"));
+    }
+}
+
+/// Nobody waiting costs the server's other writes nothing: the module is
+/// not called for their keyspace events. (Before, it subscribed at load,
+/// so every DEL, EXPIRE or SET with a TTL on the server made and freed a
+/// module context for it, about a tenth of a SET PX.) It subscribes with
+/// its first waiter and, where the server can end a subscription (Redis
+/// 8.2 on), ends it once the last waiter has left.
+#[test]
+fn the_module_hears_keyspace_events_only_while_clients_wait() {
+    let s = frozen_server(&[]);
+    let mut c = s.conn();
+    generic_writes(&mut c);
+    assert_eq!(wait_stat(&mut c, "watching_keys"), 0, "subscribed with nobody waiting");
+    assert_eq!(wait_stat(&mut c, "key_events"), 0, "called for others' keyspace events with nobody waiting");
+
+    // A waiter: its key's deletion is heard, and answers it.
+    assert!(acquire(&mut c, "RL.ACQUIRE q 1 60000").0);
+    let (tx, rx) = mpsc::channel();
+    let t = waiter(&s, "RL.ACQUIRE q 1 60000 WAIT 60000".to_string(), 0, tx);
+    until_waiting(&mut c, 1);
+    assert_eq!(wait_stat(&mut c, "watching_keys"), 1, "not subscribed while a client waits");
+    let _: Value = raw(&mut c, &["DEL", "q"]).unwrap();
+    let (_, r) = rx.recv_timeout(REPLY_BOUND).expect("the waiter was not answered");
+    assert!(r.unwrap_err().contains("the key was deleted"), "the DEL was not heard");
+    t.join().unwrap();
+    assert!(wait_stat(&mut c, "key_events") >= 1);
+
+    // The last waiter gone: the next tick of the waiters' timer ends the
+    // subscription where the server can.
+    let v = s.version();
+    let can_end = !v.is_valkey() && v.at_least(8, 2, 0);
+    s.clock.as_ref().unwrap().advance_ms(10);
+    if can_end {
+        let deadline = Instant::now() + REPLY_BOUND;
+        while wait_stat(&mut c, "watching_keys") != 0 {
+            assert!(Instant::now() < deadline, "{v}: still subscribed with nobody waiting");
+            s.clock.as_ref().unwrap().advance_ms(10);
+            thread::sleep(Duration::from_millis(2));
+        }
+    }
+    let watching = wait_stat(&mut c, "watching_keys");
+    let before = wait_stat(&mut c, "key_events");
+    generic_writes(&mut c);
+    let heard = wait_stat(&mut c, "key_events") - before;
+    if watching == 0 {
+        assert_eq!(heard, 0, "{v}: called for keyspace events after the subscription ended");
+    } else {
+        assert!(!can_end, "{v} can end the subscription");
+        assert!(heard > 0, "{v}: subscribed, yet no event was heard");
+    }
+}

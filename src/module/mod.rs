@@ -212,8 +212,9 @@ fn load(ctx: Ctx<'_>, args: &[RedisString]) -> Status {
 
     // Propagate effects only when something consumes them (see `effect`).
     effect::watch_replication(ctx);
-    // Waiters whose key is deleted, renamed or migrated are answered.
-    commands::wait::watch_keys(ctx);
+    // Waiters whose key is deleted, renamed or migrated are answered: the
+    // module subscribes to keyspace events with its first waiter, not now
+    // (`commands::wait::watch_keys`).
 
     // INFO rl.
     if ffi::has!(RedisModule_RegisterInfoFunc) {

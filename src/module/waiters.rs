@@ -11,7 +11,7 @@
 use std::cell::{Cell, RefCell};
 use std::collections::{HashMap, VecDeque};
 use std::os::raw::c_int;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering::Relaxed};
 
 use redis_module::raw::RedisModuleBlockedClient;
 
@@ -29,14 +29,21 @@ pub static WAITING: AtomicUsize = AtomicUsize::new(0);
 pub static WAITS: AtomicU64 = AtomicU64::new(0);
 pub static GRANTS: AtomicU64 = AtomicU64::new(0);
 pub static TIMEOUTS: AtomicU64 = AtomicU64::new(0);
+/// Whether the module is subscribed to generic keyspace events now (only
+/// while, or since, clients wait: `commands::wait::watch_keys`).
+pub static WATCHING: AtomicBool = AtomicBool::new(false);
+/// Generic keyspace events the server has called the module for.
+pub static KEY_EVENTS: AtomicU64 = AtomicU64::new(0);
 
 /// `INFO rl`'s `rl_wait` line.
-pub fn stats() -> [(&'static std::ffi::CStr, u64); 4] {
+pub fn stats() -> [(&'static std::ffi::CStr, u64); 6] {
     [
         (c"waits", WAITS.load(Relaxed)),
         (c"grants", GRANTS.load(Relaxed)),
         (c"timeouts", TIMEOUTS.load(Relaxed)),
         (c"waiting", WAITING.load(Relaxed) as u64),
+        (c"watching_keys", u64::from(WATCHING.load(Relaxed))),
+        (c"key_events", KEY_EVENTS.load(Relaxed)),
     ]
 }
 

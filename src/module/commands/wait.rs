@@ -45,8 +45,8 @@ use crate::module::ffi::{api, has, reply_error, reply_wrong_arity, Argv, Ctx, Ow
 use crate::module::kinds::Kind;
 use crate::module::state::KeyState;
 use crate::module::waiters::{
-    deleting_own, has_waiters, leave, selected_db, QueueKey, Unblocked, Waiter, BLOCKED, GRANTING, GRANTS,
-    MAX_WAITERS_PER_KEY, NEXT_SEQ, QUEUES, RAISED, TICKING, TIMEOUTS, WAITING, WAITS,
+    deleting_own, has_waiters, leave, selected_db, QueueKey, Unblocked, Waiter, BLOCKED, GRANTING, GRANTS, KEY_EVENTS,
+    MAX_WAITERS_PER_KEY, NEXT_SEQ, QUEUES, RAISED, TICKING, TIMEOUTS, WAITING, WAITS, WATCHING,
 };
 
 /// How often (real ms) the server looks at every key with waiters.
@@ -123,6 +123,7 @@ pub fn command(ctx: Ctx<'_>, args: Argv<'_>, wait_ms: u64) {
     if bc.is_null() {
         return acquire_now(ctx, args);
     }
+    watch_keys(ctx);
     if has!(RedisModule_SetDisconnectCallback) {
         // SAFETY: `bc` was just returned by BlockClient (checked `has!`).
         unsafe { api!(RedisModule_SetDisconnectCallback(bc, Some(on_disconnect))) };
@@ -215,17 +216,53 @@ pub const KEY_GONE: &str =
 /// cluster (each fires a generic `del` or `*_from` event). Without it a
 /// missing key reads as empty, and its waiters would be granted a new
 /// lease set, on a node that may no longer serve the key.
+///
+/// Called when a client is about to wait, never at load. A subscriber
+/// costs every generic event on the server (`DEL`, `EXPIRE`, a `SET` with
+/// a TTL, ...) a module context made and freed, about 600 instructions, a
+/// tenth of a `SET PX`, whether or not anyone waits. So the module
+/// subscribes with its first waiter, and [`unwatch_keys`] ends the
+/// subscription when the last one has left, where the server can end one
+/// (`RedisModule_UnsubscribeFromKeyspaceEvents`, Redis 8.2 on); elsewhere it
+/// stays until the server restarts.
 pub fn watch_keys(ctx: Ctx<'_>) {
-    if has!(RedisModule_SubscribeToKeyspaceEvents) {
-        // SAFETY: the load's context (a `Ctx`); `on_key_event` has the signature the
-        // server calls it with.
-        unsafe {
-            api!(RedisModule_SubscribeToKeyspaceEvents(
-                ctx.raw(),
-                raw::REDISMODULE_NOTIFY_GENERIC as c_int,
-                Some(on_key_event)
-            ))
-        };
+    if WATCHING.load(Relaxed) || !has!(RedisModule_SubscribeToKeyspaceEvents) {
+        return;
+    }
+    // SAFETY: a command's context (a `Ctx`); `on_key_event` has the signature
+    // the server calls it with.
+    let ok = unsafe {
+        api!(RedisModule_SubscribeToKeyspaceEvents(
+            ctx.raw(),
+            raw::REDISMODULE_NOTIFY_GENERIC as c_int,
+            Some(on_key_event)
+        ))
+    } == raw::REDISMODULE_OK as c_int;
+    WATCHING.store(ok, Relaxed);
+}
+
+/// Ends the subscription of [`watch_keys`] once nobody waits, where the
+/// server can. Called from the waiters' timer, never from inside a
+/// keyspace event (the server still reads the subscriber after its
+/// callback returns).
+///
+/// # Safety
+/// `ctx` is the context of a timer callback.
+unsafe fn unwatch_keys(ctx: *mut RedisModuleCtx) {
+    if !WATCHING.load(Relaxed) || WAITING.load(Relaxed) != 0 || !has!(RedisModule_UnsubscribeFromKeyspaceEvents) {
+        return;
+    }
+    // SAFETY: a timer's context (the contract), with the mask and callback
+    // `watch_keys` subscribed.
+    let ok = unsafe {
+        api!(RedisModule_UnsubscribeFromKeyspaceEvents(
+            ctx,
+            raw::REDISMODULE_NOTIFY_GENERIC as c_int,
+            Some(on_key_event)
+        ))
+    } == raw::REDISMODULE_OK as c_int;
+    if ok {
+        WATCHING.store(false, Relaxed);
     }
 }
 
@@ -237,6 +274,7 @@ unsafe extern "C" fn on_key_event(
     event: *const std::os::raw::c_char,
     key: *mut RedisModuleString,
 ) -> c_int {
+    KEY_EVENTS.fetch_add(1, Relaxed);
     // The fast path of every DEL on the server: nobody waits.
     if WAITING.load(Relaxed) == 0 || deleting_own() || event.is_null() {
         return 0;
@@ -416,6 +454,8 @@ unsafe extern "C" fn on_tick(ctx: *mut RedisModuleCtx, _data: *mut c_void) {
     };
     if QUEUES.with(|q| q.borrow().is_empty()) {
         TICKING.set(false);
+        // SAFETY: the server's context for this timer.
+        unsafe { unwatch_keys(ctx) };
     } else {
         // SAFETY: the server's context for this timer.
         unsafe { arm(ctx, next) };
