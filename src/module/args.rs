@@ -148,14 +148,25 @@ fn parse_integer(bytes: &[u8]) -> Result<Option<u64>, ()> {
         [b'0'] if negative => return Err(()),
         _ => {}
     }
-    // One pass: 19 digits never overflow a u64; a longer number saturates.
+    // One pass. 19 digits are below 10^19 < 2^64, so they never overflow
+    // (the wrapping operations never wrap); a longer number saturates.
     let mut value = 0u64;
-    for &d in digits {
-        let digit = d.wrapping_sub(b'0');
-        if digit > 9 {
-            return Err(());
+    if digits.len() <= 19 {
+        for &d in digits {
+            let digit = d.wrapping_sub(b'0');
+            if digit > 9 {
+                return Err(());
+            }
+            value = value.wrapping_mul(10).wrapping_add(u64::from(digit));
         }
-        value = value.saturating_mul(10).saturating_add(u64::from(digit));
+    } else {
+        for &d in digits {
+            let digit = d.wrapping_sub(b'0');
+            if digit > 9 {
+                return Err(());
+            }
+            value = value.saturating_mul(10).saturating_add(u64::from(digit));
+        }
     }
     Ok(if negative && value != 0 { None } else { Some(value) })
 }
@@ -491,6 +502,9 @@ mod tests {
             "9",
             "10",
             "6000000",
+            "9999999999999999999",
+            "1000000000000000000",
+            "10000000000000000000",
             "18446744073709551615",
             "18446744073709551616",
             "99999999999999999999",
