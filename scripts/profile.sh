@@ -38,12 +38,14 @@ profile() {
   rm -rf "${out:?}"/*
   port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
   # ROW_MODULE: another module, alone and without MODULE_ARGS (redis-cell).
-  local module=${ROW_MODULE:-$MODULE} margs=()
+  # ROW_MODULE=none: no module at all (the server's own baseline).
+  local load=(--loadmodule "${ROW_MODULE:-$MODULE}")
   # shellcheck disable=SC2206
-  [ -n "${ROW_MODULE:-}" ] || margs=(${MODULE_ARGS:-})
+  [ -n "${ROW_MODULE:-}" ] || load+=(${MODULE_ARGS:-})
+  [ "${ROW_MODULE:-}" != none ] || load=()
   valgrind --tool=callgrind --toggle-collect=call --callgrind-out-file="$out/cg" \
     "$SERVER" --port "$port" --bind 127.0.0.1 --save "" --appendonly no --dir "$out" \
-    --loadmodule "$module" "${margs[@]}" ${SERVER_ARGS:-} >/dev/null 2>&1 &
+    "${load[@]}" ${SERVER_ARGS:-} >/dev/null 2>&1 &
   local pid=$!
   for _ in $(seq 200); do redis-cli -p "$port" PING >/dev/null 2>&1 && break; sleep 0.1; done
   # The Lua baselines are called by their SHA1; load them first.
@@ -112,10 +114,15 @@ echo "|---|---:|"
 # no key at all), so no row's count of expiries depends on how fast the run
 # goes; every row but the denials is on the allow path.
 profile "SET PX one key" "SET one v PX 60000" 0
+# The same SET PX on a server without redis-rl: a module that is loaded
+# must cost the server's own commands nothing (it did: a keyspace
+# subscription made SET PX pay a module context per call).
+ROW_MODULE=none profile "SET PX one key, no module loaded" "SET one v PX 60000" 0
 profile "RL.GCRA one key, allow" "RL.GCRA allow 1000000 60000000" 0
 profile "RL.GCRA one key, deny" "RL.GCRA deny 1 3600000" 0
 profile "CL.THROTTLE one key, allow" "CL.THROTTLE cell 1000000 1000000 60000" 0
 profile "SET PX random keys" "SET k:__rand_int__ v PX 60000" 1
+ROW_MODULE=none profile "SET PX random keys, no module loaded" "SET k:__rand_int__ v PX 60000" 1
 profile "RL.GCRA random keys" "RL.GCRA k:__rand_int__ 100 6000000" 1
 # MAXWAIT: allowed at once (no booking), and one key where every call is
 # booked (16.7 us apart: 20,000 calls book 0.3 s ahead).
