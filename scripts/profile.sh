@@ -2,11 +2,15 @@
 # Instructions per command inside redis-server's call(), counted by callgrind:
 # repeatable whatever else the machine does, so it shows where a limiter
 # decision's cost goes next to SET PX. Usage: scripts/profile.sh [N]
-# (N requests per command, default 20000). Needs valgrind. SERVER_ARGS adds
-# server options, e.g. SERVER_ARGS="--appendonly yes --appendfsync no" to
-# count the propagation of effects (built only when an AOF or a replica
-# consumes them). MODULE_ARGS passes module arguments, e.g.
-# MODULE_ARGS="top-capacity 0" to count decisions without RL.TOP's tracking.
+# (N requests per command, default 20000). Needs valgrind. Each row's
+# requests are a seeded stream (scripts/lib/resp_stream.py, the seed from
+# the row's name) sent through redis-cli --pipe on one connection, so two
+# runs of one build send byte-identical requests (redis-benchmark -r drew
+# its keys unseeded). SERVER_ARGS adds server options, e.g.
+# SERVER_ARGS="--appendonly yes --appendfsync no" to count the propagation
+# of effects (built only when an AOF or a replica consumes them).
+# MODULE_ARGS passes module arguments, e.g. MODULE_ARGS="top-capacity 0" to
+# count decisions without RL.TOP's tracking.
 # MODULE_SO profiles another build of the module as it is, building nothing
 # (default: the release build, built first).
 # ONLY (an extended regex) runs only the rows whose name matches it. KEEP (a
@@ -26,11 +30,29 @@ MODULE="${MODULE_SO:-$PWD/target/release/libredis_rl.so}"
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
+# send NAME LINE COUNT R SEED: COUNT requests of LINE, each __rand_int__
+# drawn in 0..R-1 from SEED (R 0: left literal), through redis-cli --pipe to
+# the row's server ($port, $pid of profile). Any error reply or a missing
+# reply stops the run (its server shut down): a row never measures errors.
+send() {
+  local name=$1 count=$3 summary
+  summary=$(python3 scripts/lib/resp_stream.py "$2" "$count" "$4" "$5" |
+    redis-cli -p "$port" --pipe 2>&1) || true
+  if [ "$(grep '^errors: ' <<<"$summary" | tail -n 1)" != "errors: 0, replies: $count" ]; then
+    printf 'profile: %s: %s\n' "$name" "$(grep -m 1 -v '^All data\|^Last reply' <<<"$summary")" >&2
+    printf 'profile: %s: %s\n' "$name" "$(tail -n 1 <<<"$summary")" >&2
+    redis-cli -p "$port" SHUTDOWN NOSAVE >/dev/null 2>&1 || true
+    wait "$pid" || true
+    exit 1
+  fi
+}
+
 # profile NAME LINE RANDOM [SETUP SETUP_RANDOM SETUP_N]: RANDOM is 0 (one
 # key) or 1 (__rand_int__ over 100,000 values) or the number of values;
 # SETUP runs SETUP_N times first, uncounted (callgrind's counters are zeroed
 # after it), to give the measured command a state to work on; a SETUP of
-# "lease_pairs ARGS" runs scripts/lib/lease_pairs.py PORT ARGS instead.
+# "lease_pairs ARGS" runs scripts/lib/lease_pairs.py PORT ARGS instead. The
+# measured stream's seed is NAME, the setup's "NAME setup".
 profile() {
   local name=$1 line=$2 rnd=$3 setup=${4:-} setup_rnd=${5:-0} setup_n=${6:-0} port
   if [ -n "${ONLY:-}" ] && ! [[ $name =~ $ONLY ]]; then return 0; fi
@@ -58,23 +80,16 @@ profile() {
     python3 scripts/lib/lease_pairs.py "$port" ${setup#lease_pairs }
     callgrind_control -z "$pid" >/dev/null 2>&1
   elif [ -n "$setup" ]; then
-    local sx=()
-    [ "$setup_rnd" -ne 0 ] && sx=(-r "$setup_rnd")
-    # shellcheck disable=SC2086
-    redis-benchmark -p "$port" -c 1 -n "$setup_n" -P 16 "${sx[@]}" $setup >/dev/null
+    send "$name" "$setup" "$setup_n" "$setup_rnd" "$name setup"
     callgrind_control -z "$pid" >/dev/null 2>&1
   fi
-  local extra=()
-  case "$rnd" in
-    0) ;;
-    1) extra=(-r 100000) ;;
-    *) extra=(-r "$rnd") ;;
-  esac
-  # shellcheck disable=SC2086
-  redis-benchmark -p "$port" -c 10 -n "$N" -P 16 "${extra[@]}" $line >/dev/null
+  local keys=$rnd
+  [ "$rnd" -eq 1 ] && keys=100000
+  send "$name" "$line" "$N" "$keys" "$name"
   redis-cli -p "$port" SHUTDOWN NOSAVE >/dev/null 2>&1 || true
   wait "$pid" || true
-  # Every call() of the run (the benchmark's requests plus the SHUTDOWN).
+  # Every call() of the run (the stream's requests, redis-cli --pipe's
+  # closing ECHO and the SHUTDOWN).
   local total
   total=$(callgrind_annotate "$out/cg" 2>/dev/null | awk '/PROGRAM TOTALS/ {gsub(",", "", $1); print $1}')
   printf '| %s | %d |\n' "$name" $((total / N))
@@ -106,7 +121,7 @@ profile_pairs() {
   rm -f "$out/cg"
 }
 
-echo "Instructions per call inside call() (callgrind, $N requests, -P 16${MODULE_ARGS:+, module: $MODULE_ARGS}${SERVER_ARGS:+, $SERVER_ARGS}):"
+echo "Instructions per call inside call() (callgrind, $N requests, a seeded stream per row through redis-cli --pipe${MODULE_ARGS:+, module: $MODULE_ARGS}${SERVER_ARGS:+, $SERVER_ARGS}):"
 echo
 echo "| command | Ir per call |"
 echo "|---|---:|"

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Drives RL.ACQUIRE + RL.RELEASE pairs for scripts/profile.sh:
-redis-benchmark sends one command line, and a release needs the id its
-acquire took. (scripts/bench.sh times throughput, so it sends its pairs
+"""Drives RL.ACQUIRE + RL.RELEASE pairs for scripts/profile.sh: its other
+rows send a stream of one command line (resp_stream.py), and a release
+needs the id its acquire took. (scripts/bench.sh times throughput, so it sends its pairs
 from a RESP file through redis-cli --pipe instead: no Python in the timing.)
 
     lease_pairs.py PORT setup HELD      # HELD leases held for the run (ids held-0..)
